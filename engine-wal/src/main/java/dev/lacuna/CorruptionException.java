@@ -1,0 +1,32 @@
+package dev.lacuna;
+
+/**
+ * Stored data failed a check (checksum, magic number, length, sequence): it is not what Lacuna wrote.
+ * Always names the file and the byte offset where the damage was found, so an operator can look at it;
+ * Lacuna never skips corrupt data silently.
+ */
+public final class CorruptionException extends LacunaException {
+    private final String file;
+    private final long offset;
+
+    /**
+     * @param file   the damaged file (its path as the file system names it)
+     * @param offset byte offset in {@code file} where the damage was found
+     * @param detail what check failed
+     */
+    public CorruptionException(String file, long offset, String detail) {
+        super(detail + " (file " + file + ", offset " + offset + ")");
+        this.file = file;
+        this.offset = offset;
+    }
+
+    /** The damaged file. */
+    public String file() {
+        return file;
+    }
+
+    /** Byte offset in {@link #file()} where the damage was found. */
+    public long offset() {
+        return offset;
+    }
+}

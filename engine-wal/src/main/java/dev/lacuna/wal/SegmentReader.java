@@ -1,0 +1,205 @@
+package dev.lacuna.wal;
+
+import static dev.lacuna.wal.WalFormat.FRAGMENT_HEADER_SIZE;
+import static dev.lacuna.wal.WalFormat.HEADER_SIZE;
+import static dev.lacuna.wal.WalFormat.LSN_SIZE;
+
+import dev.lacuna.CorruptionException;
+import dev.lacuna.vfs.VfsFile;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.Arrays;
+import java.util.zip.CRC32C;
+
+/**
+ * Decodes the records of one segment, in order, up to a limit the caller chooses (the file's size for a
+ * sealed segment, the published write position for the live one). Every check a reader can make is made:
+ * fragment checksum, type sequence, lengths within the block, the segment number in each fragment, and
+ * consecutive LSNs. Damage is a {@link CorruptionException} naming the file and the fragment's offset;
+ * {@link #validEnd()} then tells where the last good record ended. Not thread-safe.
+ */
+final class SegmentReader {
+    /** Outcome of {@link #next(long)} when no record is returned. */
+    enum End {
+        /** The limit was reached exactly at a record boundary. */
+        LIMIT,
+        /** A zero-filled fragment header: the end of what the writer wrote (preallocated space follows). */
+        ZERO_FILL
+    }
+
+    private final VfsFile file;
+    private final long segment;
+    private final int blockSize;
+    private final CRC32C crc = new CRC32C();
+    private final byte[] block;
+    private long blockStart = -1;
+    private int blockLength;
+
+    private long position;
+    private long expectedLsn;
+    private End end;
+
+    /**
+     * @param file       the segment, positioned by the caller past its (already validated) header
+     * @param segment    the segment's number
+     * @param blockSize  the block size recorded in its header
+     * @param firstLsn   the first LSN recorded in its header
+     */
+    SegmentReader(VfsFile file, long segment, int blockSize, long firstLsn) {
+        this.file = file;
+        this.segment = segment;
+        this.blockSize = blockSize;
+        this.block = new byte[blockSize];
+        this.position = HEADER_SIZE;
+        this.expectedLsn = firstLsn;
+    }
+
+    /** Offset just past the last record returned (the header's end before the first). */
+    long validEnd() {
+        return position;
+    }
+
+    /** LSN the next record must carry. */
+    long expectedLsn() {
+        return expectedLsn;
+    }
+
+    /** Why the last {@link #next} returned null. */
+    End end() {
+        return end;
+    }
+
+    /**
+     * Reads the next record ending at or before {@code limit}.
+     *
+     * @return the record, or null at the end (see {@link #end()})
+     * @throws CorruptionException if the bytes at the current position are not a valid record
+     */
+    WalRecord next(long limit) throws IOException {
+        long pos = position;
+        byte[] body = null;
+        int bodyLength = 0;
+        boolean inRecord = false;
+        while (true) {
+            int blockLeft = (int) (blockSize - pos % blockSize);
+            if (blockLeft < FRAGMENT_HEADER_SIZE) {
+                if (pos + blockLeft > limit) {
+                    if (!inRecord && pos >= limit) {
+                        end = End.LIMIT;
+                        return null;
+                    }
+                    throw corrupt(pos, "truncated block padding");
+                }
+                int at = load(pos, blockLeft, limit);
+                for (int i = 0; i < blockLeft; i++) {
+                    if (block[at + i] != 0) {
+                        throw corrupt(pos + i, "non-zero block padding");
+                    }
+                }
+                pos += blockLeft;
+                continue;
+            }
+            if (pos >= limit && !inRecord) {
+                end = End.LIMIT;
+                return null;
+            }
+            if (pos + FRAGMENT_HEADER_SIZE > limit) {
+                throw corrupt(pos, "truncated fragment header");
+            }
+            int at = load(pos, FRAGMENT_HEADER_SIZE, limit);
+            int storedCrc = WalFormat.getInt(block, at + WalFormat.FRAGMENT_CRC_OFFSET);
+            int length = WalFormat.getUnsignedShort(block, at + WalFormat.FRAGMENT_LENGTH_OFFSET);
+            byte type = block[at + WalFormat.FRAGMENT_TYPE_OFFSET];
+            int fragmentSegment = WalFormat.getInt(block, at + WalFormat.FRAGMENT_SEGMENT_OFFSET);
+            if (type == WalFormat.ZERO && storedCrc == 0 && length == 0 && fragmentSegment == 0) {
+                if (inRecord) {
+                    throw corrupt(pos, "record ends in zero fill");
+                }
+                end = End.ZERO_FILL;
+                return null;
+            }
+            if (type < WalFormat.FULL || type > WalFormat.LAST) {
+                throw corrupt(pos, "bad fragment type " + type);
+            }
+            if (length > blockLeft - FRAGMENT_HEADER_SIZE) {
+                throw corrupt(pos, "fragment of " + length + " bytes overruns its block");
+            }
+            if (pos + FRAGMENT_HEADER_SIZE + length > limit) {
+                throw corrupt(pos, "truncated fragment");
+            }
+            at = load(pos, FRAGMENT_HEADER_SIZE + length, limit);
+            crc.reset();
+            crc.update(block, at + WalFormat.FRAGMENT_TYPE_OFFSET, FRAGMENT_HEADER_SIZE - WalFormat.FRAGMENT_TYPE_OFFSET + length);
+            if ((int) crc.getValue() != storedCrc) {
+                throw corrupt(pos, "fragment checksum mismatch");
+            }
+            if (fragmentSegment != (int) segment) {
+                throw corrupt(pos, "fragment belongs to segment " + Integer.toUnsignedString(fragmentSegment)
+                        + ", not " + segment + " (stale data)");
+            }
+            boolean starts = type == WalFormat.FULL || type == WalFormat.FIRST;
+            if (starts == inRecord) {
+                throw corrupt(pos, inRecord ? "record interrupted by a new record" : "fragment continues no record");
+            }
+            if (body == null) {
+                body = new byte[Math.max(length, 64)];
+            } else if (bodyLength + length > body.length) {
+                if ((long) bodyLength + length > LSN_SIZE + (long) WalFormat.MAX_PAYLOAD) {
+                    throw corrupt(pos, "record longer than the largest payload");
+                }
+                body = Arrays.copyOf(body, Math.max(body.length * 2, bodyLength + length));
+            }
+            System.arraycopy(block, at + FRAGMENT_HEADER_SIZE, body, bodyLength, length);
+            bodyLength += length;
+            pos += FRAGMENT_HEADER_SIZE + length;
+            inRecord = true;
+            if (type == WalFormat.FULL || type == WalFormat.LAST) {
+                return finish(body, bodyLength, pos);
+            }
+        }
+    }
+
+    private WalRecord finish(byte[] body, int bodyLength, long endPos) {
+        if (bodyLength < LSN_SIZE) {
+            throw corrupt(position, "record of " + bodyLength + " bytes has no LSN");
+        }
+        long lsn = WalFormat.getLong(body, 0);
+        if (lsn != expectedLsn) {
+            throw corrupt(position, "record has LSN " + lsn + ", expected " + expectedLsn);
+        }
+        expectedLsn++;
+        position = endPos;
+        end = null;
+        return new WalRecord(lsn, Arrays.copyOfRange(body, LSN_SIZE, bodyLength));
+    }
+
+    /**
+     * Makes {@code [pos, pos + length)} (which lies within one block and below {@code limit}) available in
+     * {@link #block}. Only bytes below the limit are cached: past it, the live segment may still change.
+     *
+     * @return the index of {@code pos} in {@link #block}
+     */
+    private int load(long pos, int length, long limit) throws IOException {
+        long start = pos - pos % blockSize;
+        int offset = (int) (pos - start);
+        if (start != blockStart || offset + length > blockLength) {
+            ByteBuffer buffer = ByteBuffer.wrap(block, 0, (int) Math.min(blockSize, limit - start));
+            while (buffer.hasRemaining()) {
+                int n = file.read(buffer, start + buffer.position());
+                if (n < 0) {
+                    break;
+                }
+            }
+            blockStart = start;
+            blockLength = buffer.position();
+            if (offset + length > blockLength) {
+                throw corrupt(pos, "file ends inside a fragment");
+            }
+        }
+        return offset;
+    }
+
+    private CorruptionException corrupt(long offset, String detail) {
+        return new CorruptionException(file.name(), offset, "write-ahead log: " + detail);
+    }
+}

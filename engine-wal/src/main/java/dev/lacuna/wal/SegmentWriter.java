@@ -1,0 +1,207 @@
+package dev.lacuna.wal;
+
+import static dev.lacuna.wal.WalFormat.FRAGMENT_CRC_OFFSET;
+import static dev.lacuna.wal.WalFormat.FRAGMENT_HEADER_SIZE;
+import static dev.lacuna.wal.WalFormat.FRAGMENT_LENGTH_OFFSET;
+import static dev.lacuna.wal.WalFormat.FRAGMENT_SEGMENT_OFFSET;
+import static dev.lacuna.wal.WalFormat.FRAGMENT_TYPE_OFFSET;
+import static dev.lacuna.wal.WalFormat.HEADER_SIZE;
+import static dev.lacuna.wal.WalFormat.LSN_SIZE;
+
+import dev.lacuna.vfs.Vfs;
+import dev.lacuna.vfs.VfsFile;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.zip.CRC32C;
+
+/**
+ * Frames records into the segment being written. Records are encoded into an in-memory buffer and
+ * written to the file by {@link #flush()}, so that one write (and one fsync) can carry a whole group of
+ * records. Not thread-safe: the {@link Wal} calls it under its write lock, except {@link #force()}, which
+ * may run concurrently with appends (positional file operations are thread-safe).
+ */
+final class SegmentWriter {
+    private static final byte[] ZEROS = new byte[64 * 1024];
+
+    private final VfsFile file;
+    private final long number;
+    private final long firstLsn;
+    private final int blockSize;
+    private final long preallocate;
+    private final CRC32C crc = new CRC32C();
+
+    private long written;   // bytes of the file holding records (or the header), handed to the OS
+    private long allocated; // bytes of the file extended with zeros, at least written
+    private byte[] pending = new byte[16 * 1024];
+    private int pendingLength;
+    private long lastLsn;
+
+    private SegmentWriter(VfsFile file, long number, long firstLsn, int blockSize, long preallocate) {
+        this.file = file;
+        this.number = number;
+        this.firstLsn = firstLsn;
+        this.blockSize = blockSize;
+        this.preallocate = preallocate;
+        this.lastLsn = firstLsn - 1;
+    }
+
+    /**
+     * Creates segment {@code number} in {@code dir}, writes and fsyncs its header and first preallocation,
+     * and makes its directory entry durable, so that records later synced in it survive a power loss.
+     */
+    static SegmentWriter create(Vfs vfs, Path dir, long number, long firstLsn, WalOptions options)
+            throws IOException {
+        VfsFile file = vfs.create(dir.resolve(WalFormat.segmentName(number)));
+        try {
+            SegmentWriter writer = new SegmentWriter(file, number, firstLsn, options.blockSize(),
+                    Math.min(options.preallocate(), options.segmentSize()));
+            byte[] header = new byte[HEADER_SIZE];
+            WalFormat.encodeHeader(header, options.blockSize(), number, firstLsn);
+            file.write(0, header, 0, header.length);
+            writer.written = HEADER_SIZE;
+            writer.allocated = HEADER_SIZE;
+            writer.extendTo(HEADER_SIZE + writer.preallocate);
+            file.force();
+            vfs.syncDirectory(dir);
+            return writer;
+        } catch (IOException | RuntimeException e) {
+            closeQuietly(file, e);
+            throw e;
+        }
+    }
+
+    long number() {
+        return number;
+    }
+
+    long firstLsn() {
+        return firstLsn;
+    }
+
+    /** LSN of the last record added, or {@code firstLsn - 1} if none. */
+    long lastLsn() {
+        return lastLsn;
+    }
+
+    boolean isEmpty() {
+        return lastLsn < firstLsn;
+    }
+
+    /** Offset just past the last record added (written or pending). */
+    long end() {
+        return written + pendingLength;
+    }
+
+    /** Offset just past the last record handed to the OS. */
+    long written() {
+        return written;
+    }
+
+    int pendingBytes() {
+        return pendingLength;
+    }
+
+    /** Offset the segment would end at if a record with {@code payloadLength} bytes were added now. */
+    long endAfter(int payloadLength) {
+        return WalFormat.encodedEnd(end(), LSN_SIZE + (long) payloadLength, blockSize);
+    }
+
+    /** Encodes one record into the pending buffer. */
+    void add(long lsn, byte[] payload, int offset, int length) {
+        ensurePending((int) (endAfter(length) - end()));
+        int bodyLength = LSN_SIZE + length;
+        int done = 0; // body bytes framed so far
+        boolean first = true;
+        while (done < bodyLength) {
+            long pos = end();
+            int blockLeft = (int) (blockSize - pos % blockSize);
+            if (blockLeft < FRAGMENT_HEADER_SIZE) {
+                Arrays.fill(pending, pendingLength, pendingLength + blockLeft, (byte) 0);
+                pendingLength += blockLeft;
+                continue;
+            }
+            int n = Math.min(bodyLength - done, blockLeft - FRAGMENT_HEADER_SIZE);
+            boolean last = done + n == bodyLength;
+            byte type = first ? (last ? WalFormat.FULL : WalFormat.FIRST) : (last ? WalFormat.LAST : WalFormat.MIDDLE);
+            int h = pendingLength;
+            int data = h + FRAGMENT_HEADER_SIZE;
+            // The body is the LSN followed by the payload; copy the part of each that falls in this fragment.
+            int fromLsn = Math.max(0, Math.min(LSN_SIZE - done, n));
+            for (int i = 0; i < fromLsn; i++) {
+                pending[data + i] = (byte) (lsn >>> (8 * (done + i))); // little-endian, as getLong reads it
+            }
+            int payloadStart = Math.max(0, done - LSN_SIZE);
+            System.arraycopy(payload, offset + payloadStart, pending, data + fromLsn, n - fromLsn);
+            WalFormat.putShort(pending, h + FRAGMENT_LENGTH_OFFSET, n);
+            pending[h + FRAGMENT_TYPE_OFFSET] = type;
+            WalFormat.putInt(pending, h + FRAGMENT_SEGMENT_OFFSET, (int) number);
+            crc.reset();
+            crc.update(pending, h + FRAGMENT_TYPE_OFFSET, FRAGMENT_HEADER_SIZE - FRAGMENT_TYPE_OFFSET + n);
+            WalFormat.putInt(pending, h + FRAGMENT_CRC_OFFSET, (int) crc.getValue());
+            pendingLength = data + n;
+            done += n;
+            first = false;
+        }
+        lastLsn = lsn;
+    }
+
+    /** Hands the pending records to the OS (one positional write), extending the preallocation first. */
+    void flush() throws IOException {
+        if (pendingLength == 0) {
+            return;
+        }
+        extendTo(written + pendingLength);
+        file.write(ByteBuffer.wrap(pending, 0, pendingLength), written);
+        written += pendingLength;
+        pendingLength = 0;
+    }
+
+    /** Fsyncs what has been written. */
+    void force() throws IOException {
+        file.force();
+    }
+
+    /** Flushes, cuts the zero fill after the last record and fsyncs: the segment is final. */
+    void seal() throws IOException {
+        flush();
+        file.truncate(written);
+        file.force();
+        allocated = written;
+    }
+
+    void close() throws IOException {
+        file.close();
+    }
+
+    private void extendTo(long needed) throws IOException {
+        if (preallocate == 0 || needed <= allocated) {
+            return;
+        }
+        long target = Math.max(needed, allocated + preallocate);
+        // Zeros, not a sparse hole: fsync of an overwritten, already allocated block need not touch
+        // the file's metadata, which is where a synced log spends its time.
+        long pos = Math.max(allocated, written);
+        while (pos < target) {
+            int n = (int) Math.min(ZEROS.length, target - pos);
+            file.write(ByteBuffer.wrap(ZEROS, 0, n), pos);
+            pos += n;
+        }
+        allocated = target;
+    }
+
+    private void ensurePending(int more) {
+        if (pendingLength + more > pending.length) {
+            pending = Arrays.copyOf(pending, Math.max(pending.length * 2, pendingLength + more));
+        }
+    }
+
+    static void closeQuietly(VfsFile file, Throwable primary) {
+        try {
+            file.close();
+        } catch (IOException e) {
+            primary.addSuppressed(e);
+        }
+    }
+}

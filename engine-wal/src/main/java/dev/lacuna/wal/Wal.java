@@ -1,0 +1,604 @@
+package dev.lacuna.wal;
+
+import dev.lacuna.DatabaseClosedException;
+import dev.lacuna.Durability;
+import dev.lacuna.StorageIOException;
+import dev.lacuna.vfs.Vfs;
+import dev.lacuna.vfs.VfsLock;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * The write-ahead log: a directory of segment files holding numbered records (LSN 1, 2, 3, … with no
+ * gaps), appended by many threads, read back in order by tailing readers, and trimmed from the front once
+ * every consumer is done with a segment. The byte layout is in FORMAT.md beside this class.
+ *
+ * <h2>Durability and group commit</h2>
+ * {@link #append} frames the record into an in-memory buffer under the write lock and returns its LSN
+ * once it is as durable as asked ({@link Durability}). A {@code SYNC} appender then needs an fsync that
+ * covers its record: whoever first takes the sync lock becomes the leader, writes everything buffered so
+ * far (its own record and those of every appender that arrived meanwhile) in one write, fsyncs once, and
+ * publishes the new durable LSN; the appenders queued behind it find their records already durable and
+ * return without an fsync of their own. While the leader waits for the disk, new appends keep filling the
+ * buffer for the next group.
+ *
+ * <h2>Failure</h2>
+ * If a write or fsync fails, the log cannot know what reached the disk, so it refuses every later append
+ * with a {@link StorageIOException} rather than risk a hole; {@link #open} on the directory recovers every
+ * record that was acknowledged.
+ *
+ * <p>Thread-safe. The owner closes it; {@link #close()} makes everything appended durable, stops the
+ * background sync thread and releases the directory lock.
+ */
+public final class Wal implements AutoCloseable {
+    /** Buffered SYNC records are written to the OS once this much is waiting, even before a leader comes. */
+    private static final int FLUSH_THRESHOLD = 256 * 1024;
+    private static final String LOCK_FILE = "LOCK";
+
+    /** What tailing readers may read: records up to {@code lastLsn}, ending at {@code offset} of {@code segment}. */
+    record Visible(long segment, long offset, long lastLsn) {
+    }
+
+    private final Vfs vfs;
+    private final Path dir;
+    private final WalOptions options;
+    private final VfsLock dirLock;
+
+    private final ReentrantLock writeLock = new ReentrantLock();
+    /** Held by the group-commit leader while it fsyncs; taken before {@link #writeLock}, never after. */
+    private final ReentrantLock syncLock = new ReentrantLock();
+
+    // Guarded by writeLock.
+    private SegmentWriter current;
+    private long nextLsn;
+    private final TreeMap<Long, Long> segments; // segment number -> first LSN
+    private final List<SegmentWriter> retired = new ArrayList<>();
+    private boolean closed;
+
+    private volatile Visible visible;
+    private final AtomicLong durableLsn;
+    private volatile Throwable failure;
+
+    private final Object tail = new Object();
+    private volatile int tailWaiters;
+
+    private final Map<String, Long> checkpoints = new HashMap<>(); // guarded by itself
+    private final BatchedSyncer syncer;
+    private final long droppedTail;
+
+    private final LongAdder appends = new LongAdder();
+    private final LongAdder appendedBytes = new LongAdder();
+    private final AtomicLong fsyncs = new AtomicLong();
+    private final AtomicLong syncedRecords = new AtomicLong();
+    private final AtomicLong largestGroup = new AtomicLong();
+    private final AtomicLong segmentsCreated = new AtomicLong();
+    private final AtomicLong segmentsDeleted = new AtomicLong();
+
+    private Wal(Vfs vfs, Path dir, WalOptions options, VfsLock dirLock, WalRecovery.Result recovered,
+                SegmentWriter current) {
+        this.vfs = vfs;
+        this.dir = dir;
+        this.options = options;
+        this.dirLock = dirLock;
+        this.segments = recovered.segments();
+        this.current = current;
+        this.nextLsn = recovered.nextLsn();
+        this.droppedTail = recovered.droppedTail();
+        this.segments.put(current.number(), current.firstLsn());
+        this.durableLsn = new AtomicLong(nextLsn - 1);
+        this.visible = new Visible(current.number(), current.written(), nextLsn - 1);
+        this.segmentsCreated.incrementAndGet();
+        this.syncer = new BatchedSyncer(this, "lacuna-wal-sync-" + dir.getFileName());
+    }
+
+    /**
+     * Opens (creating if needed) the log in {@code dir}: takes the directory's lock, recovers the existing
+     * segments according to {@link WalOptions#recoveryMode()}, and starts a new segment for appends.
+     *
+     * @throws dev.lacuna.CorruptionException if recovery finds damage it may not repair (file and offset named)
+     * @throws StorageIOException             if the file system fails, or the directory is locked by another
+     *                                        open log
+     */
+    public static Wal open(Vfs vfs, Path dir, WalOptions options) {
+        Objects.requireNonNull(vfs, "vfs");
+        Objects.requireNonNull(dir, "dir");
+        Objects.requireNonNull(options, "options");
+        VfsLock lock = null;
+        try {
+            vfs.mkdirs(dir);
+            lock = vfs.lock(dir.resolve(LOCK_FILE));
+            WalRecovery.Result recovered = WalRecovery.recover(vfs, dir, options);
+            SegmentWriter writer = SegmentWriter.create(vfs, dir, recovered.nextSegment(), recovered.nextLsn(), options);
+            return new Wal(vfs, dir, options, lock, recovered, writer);
+        } catch (IOException e) {
+            releaseQuietly(lock, e);
+            throw new StorageIOException("cannot open write-ahead log in " + dir + ": " + e.getMessage(), e);
+        } catch (RuntimeException e) {
+            releaseQuietly(lock, e);
+            throw e;
+        }
+    }
+
+    /** Appends {@code payload}; see {@link #append(byte[], int, int, Durability)}. */
+    public long append(byte[] payload, Durability durability) {
+        return append(payload, 0, payload.length, durability);
+    }
+
+    /**
+     * Appends one record and returns its LSN once it is as durable as {@code durability} asks. Records are
+     * numbered in the order their appends take the write lock; a record is visible to readers once it has
+     * been handed to the OS.
+     *
+     * @throws StorageIOException      if the file system fails, now or earlier (the log then refuses appends)
+     * @throws DatabaseClosedException if the log is closed
+     * @throws IllegalArgumentException if the payload is larger than 128 MiB
+     */
+    public long append(byte[] payload, int offset, int length, Durability durability) {
+        Objects.checkFromIndexSize(offset, length, payload.length);
+        Objects.requireNonNull(durability, "durability");
+        if (length > WalFormat.MAX_PAYLOAD) {
+            throw new IllegalArgumentException("record of " + length + " bytes exceeds the limit of "
+                    + WalFormat.MAX_PAYLOAD);
+        }
+        boolean sync = durability instanceof Durability.Sync;
+        long lsn;
+        writeLock.lock();
+        try {
+            checkWritable();
+            lsn = nextLsn;
+            if (!current.isEmpty() && current.endAfter(length) > options.segmentSize()) {
+                roll();
+            }
+            current.add(lsn, payload, offset, length);
+            nextLsn = lsn + 1;
+            if (!sync || current.pendingBytes() >= FLUSH_THRESHOLD) {
+                publishPending();
+            }
+        } catch (IOException e) {
+            throw fail("append to", e);
+        } finally {
+            writeLock.unlock();
+        }
+        appends.increment();
+        appendedBytes.add(length);
+        if (sync) {
+            syncTo(lsn);
+        } else if (durability instanceof Durability.Batched batched) {
+            syncer.request(lsn, batched.maxDelay());
+        }
+        return lsn;
+    }
+
+    /**
+     * Makes every record up to {@code lsn} durable, sharing the fsync with concurrent callers (the group
+     * commit described in the class comment).
+     */
+    void syncTo(long lsn) {
+        while (durableLsn.get() < lsn) {
+            syncLock.lock();
+            try {
+                if (durableLsn.get() >= lsn) {
+                    return;
+                }
+                Throwable failed = failure;
+                if (failed != null) {
+                    throw refused(failed);
+                }
+                SegmentWriter writer;
+                long upTo;
+                writeLock.lock();
+                try {
+                    publishPending();
+                    writer = current;
+                    upTo = nextLsn - 1;
+                } finally {
+                    writeLock.unlock();
+                }
+                writer.force();
+                madeDurable(upTo);
+                closeRetired();
+            } catch (IOException e) {
+                throw fail("fsync", e);
+            } finally {
+                syncLock.unlock();
+            }
+        }
+    }
+
+    /** Makes everything appended so far durable. */
+    public void sync() {
+        long last;
+        writeLock.lock();
+        try {
+            checkOpen();
+            last = nextLsn - 1;
+        } finally {
+            writeLock.unlock();
+        }
+        syncTo(last);
+    }
+
+    /**
+     * A reader of the records with LSN ≥ {@code fromLsn}, in LSN order, following the log as it grows.
+     * The caller closes it.
+     *
+     * @throws IllegalArgumentException if {@code fromLsn} is below {@link #firstLsn()} (no longer retained)
+     *                                  or above {@link #lastLsn()} + 1
+     */
+    public WalReader reader(long fromLsn) {
+        writeLock.lock();
+        try {
+            checkOpen();
+            long first = segments.firstEntry().getValue();
+            if (fromLsn < first || fromLsn > nextLsn) {
+                throw new IllegalArgumentException("LSN " + fromLsn + " is outside the log, which holds "
+                        + first + " to " + (nextLsn - 1));
+            }
+        } finally {
+            writeLock.unlock();
+        }
+        return new WalReader(this, vfs, fromLsn);
+    }
+
+    /** LSN of the oldest retained record (or of the next record, if none is retained). */
+    public long firstLsn() {
+        writeLock.lock();
+        try {
+            return segments.firstEntry().getValue();
+        } finally {
+            writeLock.unlock();
+        }
+    }
+
+    /** LSN of the last record appended (0 if none ever was). */
+    public long lastLsn() {
+        writeLock.lock();
+        try {
+            return nextLsn - 1;
+        } finally {
+            writeLock.unlock();
+        }
+    }
+
+    /** Every record up to this LSN has been fsynced. */
+    public long durableLsn() {
+        return durableLsn.get();
+    }
+
+    /** Bytes of torn tail that recovery cut from the last segment when this log was opened. */
+    public long droppedTailBytes() {
+        return droppedTail;
+    }
+
+    /**
+     * Records that consumer {@code name} no longer needs records up to {@code lsn} (its durable
+     * checkpoint). Registers the consumer on first call. Checkpoints are not persisted by the log: the
+     * owner (the manifest) keeps them and registers them again after a reopen, before trimming.
+     */
+    public void setCheckpoint(String name, long lsn) {
+        Objects.requireNonNull(name, "name");
+        synchronized (checkpoints) {
+            checkpoints.put(name, lsn);
+        }
+    }
+
+    /** Forgets consumer {@code name}; its checkpoint no longer holds segments back. */
+    public void removeCheckpoint(String name) {
+        synchronized (checkpoints) {
+            checkpoints.remove(name);
+        }
+    }
+
+    /** The registered consumers and their checkpoints. */
+    public Map<String, Long> checkpoints() {
+        synchronized (checkpoints) {
+            return Map.copyOf(checkpoints);
+        }
+    }
+
+    /**
+     * Deletes every segment whose records are all at or below both {@code flushedLsn} (the owner's data up
+     * to there is stored elsewhere) and every consumer's checkpoint. The segment being written is kept.
+     *
+     * @return the number of segments deleted
+     */
+    public int deleteObsoleteSegments(long flushedLsn) {
+        long keepAbove = flushedLsn;
+        synchronized (checkpoints) {
+            for (long checkpoint : checkpoints.values()) {
+                keepAbove = Math.min(keepAbove, checkpoint);
+            }
+        }
+        List<Long> obsolete = new ArrayList<>();
+        writeLock.lock();
+        try {
+            checkOpen();
+            Long number = segments.firstKey();
+            while (number != current.number()) {
+                Long next = segments.higherKey(number);
+                long lastLsnOfSegment = segments.get(next) - 1;
+                if (lastLsnOfSegment > keepAbove) {
+                    break;
+                }
+                obsolete.add(number);
+                number = next;
+            }
+            obsolete.forEach(segments::remove);
+        } finally {
+            writeLock.unlock();
+        }
+        if (obsolete.isEmpty()) {
+            return 0;
+        }
+        try {
+            for (long number : obsolete) { // oldest first, so a crash midway leaves a contiguous log
+                vfs.delete(dir.resolve(WalFormat.segmentName(number)));
+                segmentsDeleted.incrementAndGet();
+            }
+            vfs.syncDirectory(dir);
+        } catch (IOException e) {
+            throw new StorageIOException("cannot delete obsolete write-ahead log segments in " + dir, e);
+        }
+        return obsolete.size();
+    }
+
+    /** Counters since the log was opened. */
+    public WalStats stats() {
+        return new WalStats(appends.sum(), appendedBytes.sum(), fsyncs.get(), syncedRecords.get(),
+                largestGroup.get(), segmentsCreated.get(), segmentsDeleted.get());
+    }
+
+    /**
+     * Makes everything appended durable (unless the log has failed), stops the sync thread, closes the
+     * files and releases the directory lock. Readers see no new records afterwards. Idempotent.
+     *
+     * @throws StorageIOException if the final fsync fails
+     */
+    @Override
+    public void close() {
+        syncer.stop();
+        IOException error = null;
+        syncLock.lock();
+        try {
+            writeLock.lock();
+            try {
+                if (closed) {
+                    return;
+                }
+                closed = true;
+                if (failure == null) {
+                    try {
+                        current.seal();
+                        madeDurable(current.lastLsn());
+                    } catch (IOException e) {
+                        error = e;
+                        failure = e;
+                    }
+                }
+                retired.add(current);
+                error = closeRetired(error);
+                try {
+                    dirLock.close();
+                } catch (IOException e) {
+                    error = addTo(error, e);
+                }
+            } finally {
+                writeLock.unlock();
+            }
+        } finally {
+            syncLock.unlock();
+        }
+        wakeReaders();
+        if (error != null) {
+            throw new StorageIOException("error closing write-ahead log in " + dir, error);
+        }
+    }
+
+    // ---- package-private, for WalReader and BatchedSyncer ----
+
+    Visible visible() {
+        return visible;
+    }
+
+    boolean isClosed() {
+        writeLock.lock();
+        try {
+            return closed;
+        } finally {
+            writeLock.unlock();
+        }
+    }
+
+    /** The segment holding {@code lsn}: the newest whose first LSN is at most {@code lsn}; null if none is retained. */
+    Map.Entry<Long, Long> segmentContaining(long lsn) {
+        writeLock.lock();
+        try {
+            for (Map.Entry<Long, Long> e : segments.descendingMap().entrySet()) {
+                if (e.getValue() <= lsn) {
+                    return Map.entry(e.getKey(), e.getValue());
+                }
+            }
+            return null;
+        } finally {
+            writeLock.unlock();
+        }
+    }
+
+    /** The first LSN of segment {@code number}, or null if it is not (or no longer) part of the log. */
+    Long firstLsnOf(long number) {
+        writeLock.lock();
+        try {
+            return segments.get(number);
+        } finally {
+            writeLock.unlock();
+        }
+    }
+
+    Path segmentPath(long number) {
+        return dir.resolve(WalFormat.segmentName(number));
+    }
+
+    /**
+     * Waits until a record with LSN ≥ {@code lsn} is visible, the log closes, or {@code timeoutNanos}
+     * pass.
+     */
+    void awaitVisible(long lsn, long timeoutNanos) throws InterruptedException {
+        long deadline = System.nanoTime() + timeoutNanos;
+        synchronized (tail) {
+            tailWaiters++;
+            try {
+                // tailWaiters is raised before visible is re-read, and the writer publishes visible before
+                // reading tailWaiters: one of the two always sees the other.
+                while (visible.lastLsn() < lsn && !closed) {
+                    long remaining = deadline - System.nanoTime();
+                    if (remaining <= 0) {
+                        return;
+                    }
+                    tail.wait(remaining / 1_000_000, (int) (remaining % 1_000_000));
+                }
+            } finally {
+                tailWaiters--;
+            }
+        }
+    }
+
+    // ---- internals ----
+
+    private void checkOpen() {
+        if (closed) {
+            throw new DatabaseClosedException("write-ahead log " + dir);
+        }
+    }
+
+    private void checkWritable() {
+        checkOpen();
+        Throwable failed = failure;
+        if (failed != null) {
+            throw refused(failed);
+        }
+    }
+
+    private StorageIOException refused(Throwable cause) {
+        return new StorageIOException("write-ahead log " + dir + " refuses appends after an I/O error: "
+                + cause.getMessage(), cause);
+    }
+
+    private StorageIOException fail(String what, IOException e) {
+        if (failure == null) {
+            failure = e;
+        }
+        return new StorageIOException("cannot " + what + " write-ahead log " + dir + ": " + e.getMessage(), e);
+    }
+
+    /** Under the write lock: hands buffered records to the OS and lets readers see them. */
+    private void publishPending() throws IOException {
+        if (current.pendingBytes() == 0) {
+            return;
+        }
+        current.flush();
+        visible = new Visible(current.number(), current.written(), nextLsn - 1);
+        wakeReaders();
+    }
+
+    private void wakeReaders() {
+        if (tailWaiters > 0) {
+            synchronized (tail) {
+                tail.notifyAll();
+            }
+        }
+    }
+
+    /** Under the write lock: seals the current segment and starts the next one. */
+    private void roll() throws IOException {
+        SegmentWriter old = current;
+        old.seal(); // ends with an fsync: the old segment is complete on disk before its successor exists
+        madeDurable(old.lastLsn());
+        long number = old.number() + 1;
+        current = SegmentWriter.create(vfs, dir, number, nextLsn, options);
+        segments.put(number, nextLsn);
+        segmentsCreated.incrementAndGet();
+        retired.add(old);
+        visible = new Visible(number, current.written(), nextLsn - 1);
+        wakeReaders();
+        // A leader may still be fsyncing the old file; only close it when no leader is running.
+        if (syncLock.tryLock()) {
+            try {
+                IOException error = closeRetired(null);
+                if (error != null) {
+                    throw error;
+                }
+            } finally {
+                syncLock.unlock();
+            }
+        }
+    }
+
+    private void madeDurable(long upTo) {
+        long before = durableLsn.getAndAccumulate(upTo, Math::max);
+        long group = upTo - before;
+        fsyncs.incrementAndGet();
+        if (group > 0) {
+            syncedRecords.addAndGet(group);
+            largestGroup.accumulateAndGet(group, Math::max);
+        }
+    }
+
+    /** Under the sync lock: closes sealed segments' writers. */
+    private void closeRetired() throws IOException {
+        List<SegmentWriter> toClose;
+        writeLock.lock();
+        try {
+            toClose = new ArrayList<>(retired);
+            retired.clear();
+        } finally {
+            writeLock.unlock();
+        }
+        IOException error = null;
+        for (SegmentWriter writer : toClose) {
+            try {
+                writer.close();
+            } catch (IOException e) {
+                error = addTo(error, e);
+            }
+        }
+        if (error != null) {
+            throw error;
+        }
+    }
+
+    private IOException closeRetired(IOException error) {
+        try {
+            closeRetired();
+        } catch (IOException e) {
+            error = addTo(error, e);
+        }
+        return error;
+    }
+
+    private static IOException addTo(IOException error, IOException e) {
+        if (error == null) {
+            return e;
+        }
+        error.addSuppressed(e);
+        return error;
+    }
+
+    private static void releaseQuietly(VfsLock lock, Exception primary) {
+        if (lock != null) {
+            try {
+                lock.close();
+            } catch (IOException e) {
+                primary.addSuppressed(e);
+            }
+        }
+    }
+}

@@ -1,0 +1,153 @@
+package dev.lacuna.wal;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
+import java.util.zip.CRC32C;
+
+/**
+ * The byte layout of a log segment, in one place (see FORMAT.md beside this file).
+ *
+ * <pre>
+ * segment file  = header, then fragments packed into blocks of blockSize bytes (block 0 holds the header)
+ *
+ * header (40 bytes, little-endian)
+ *   0  magic        u64  "LACUNAWL"
+ *   8  version      u32  1
+ *  12  blockSize    u32
+ *  16  segment      u64  segment number, equal to the file name's
+ *  24  firstLsn     u64  LSN of the segment's first record
+ *  32  reserved     u32  0
+ *  36  crc          u32  CRC32C of bytes 0..35
+ *
+ * fragment (11-byte header + data, never crossing a block boundary)
+ *   0  crc          u32  CRC32C of bytes 6..(11+length) (type, segment, data)
+ *   4  length       u16  data bytes in this fragment
+ *   6  type         u8   1 FULL, 2 FIRST, 3 MIDDLE, 4 LAST (0 only in zero fill)
+ *   7  segment      u32  low 32 bits of the segment number
+ *  11  data
+ *
+ * record = lsn u64, payload; split into FULL or FIRST MIDDLE* LAST fragments
+ * </pre>
+ *
+ * A block with fewer than 11 bytes left is padded with zeros (checked by readers). Everything after the last fragment of the
+ * segment being written is zero fill (preallocation); a sealed segment is cut to its last fragment.
+ */
+final class WalFormat {
+    static final long MAGIC = 0x4C57414E5543414CL; // "LACUNAWL" read as little-endian
+    static final int VERSION = 1;
+
+    static final int HEADER_SIZE = 40;
+    static final int MAGIC_OFFSET = 0;
+    static final int VERSION_OFFSET = 8;
+    static final int BLOCK_SIZE_OFFSET = 12;
+    static final int SEGMENT_OFFSET = 16;
+    static final int FIRST_LSN_OFFSET = 24;
+    static final int RESERVED_OFFSET = 32;
+    static final int HEADER_CRC_OFFSET = 36;
+
+    static final int FRAGMENT_HEADER_SIZE = 11;
+    static final int FRAGMENT_CRC_OFFSET = 0;
+    static final int FRAGMENT_LENGTH_OFFSET = 4;
+    static final int FRAGMENT_TYPE_OFFSET = 6;
+    static final int FRAGMENT_SEGMENT_OFFSET = 7;
+
+    static final byte ZERO = 0;
+    static final byte FULL = 1;
+    static final byte FIRST = 2;
+    static final byte MIDDLE = 3;
+    static final byte LAST = 4;
+
+    static final int LSN_SIZE = 8;
+    /** Largest payload accepted by {@link Wal#append}; a bound on what a reader will assemble. */
+    static final int MAX_PAYLOAD = 128 << 20;
+
+    private static final String SUFFIX = ".wal";
+    private static final VarHandle INT = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
+    private static final VarHandle LONG = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+
+    private WalFormat() {
+    }
+
+    /** File name of segment {@code number}: 16 decimal digits, so names sort as numbers do. */
+    static String segmentName(long number) {
+        return String.format("%016d%s", number, SUFFIX);
+    }
+
+    /** The segment number named by {@code fileName}, or -1 if it is not a segment's name. */
+    static long parseSegmentName(String fileName) {
+        if (fileName.length() != 16 + SUFFIX.length() || !fileName.endsWith(SUFFIX)) {
+            return -1;
+        }
+        long n = 0;
+        for (int i = 0; i < 16; i++) {
+            char c = fileName.charAt(i);
+            if (c < '0' || c > '9') {
+                return -1;
+            }
+            n = n * 10 + (c - '0');
+        }
+        return n;
+    }
+
+    static void encodeHeader(byte[] dst, int blockSize, long segment, long firstLsn) {
+        putLong(dst, MAGIC_OFFSET, MAGIC);
+        putInt(dst, VERSION_OFFSET, VERSION);
+        putInt(dst, BLOCK_SIZE_OFFSET, blockSize);
+        putLong(dst, SEGMENT_OFFSET, segment);
+        putLong(dst, FIRST_LSN_OFFSET, firstLsn);
+        putInt(dst, RESERVED_OFFSET, 0);
+        putInt(dst, HEADER_CRC_OFFSET, crc(dst, 0, HEADER_CRC_OFFSET));
+    }
+
+    /**
+     * The offset just past a record of {@code bodyLength} bytes (LSN included) written from {@code start}
+     * in blocks of {@code blockSize}.
+     */
+    static long encodedEnd(long start, long bodyLength, int blockSize) {
+        long pos = start;
+        long remaining = bodyLength;
+        while (remaining > 0) {
+            int blockLeft = (int) (blockSize - pos % blockSize);
+            if (blockLeft < FRAGMENT_HEADER_SIZE) {
+                pos += blockLeft;
+                continue;
+            }
+            long n = Math.min(remaining, blockLeft - FRAGMENT_HEADER_SIZE);
+            pos += FRAGMENT_HEADER_SIZE + n;
+            remaining -= n;
+        }
+        return pos;
+    }
+
+    static int crc(byte[] b, int offset, int length) {
+        CRC32C crc = new CRC32C();
+        crc.update(b, offset, length);
+        return (int) crc.getValue();
+    }
+
+    static int getInt(byte[] b, int offset) {
+        return (int) INT.get(b, offset);
+    }
+
+    static long getLong(byte[] b, int offset) {
+        return (long) LONG.get(b, offset);
+    }
+
+    static int getUnsignedShort(byte[] b, int offset) {
+        return (b[offset] & 0xFF) | (b[offset + 1] & 0xFF) << 8;
+    }
+
+    static void putInt(byte[] b, int offset, int value) {
+        INT.set(b, offset, value);
+    }
+
+    static void putLong(byte[] b, int offset, long value) {
+        LONG.set(b, offset, value);
+    }
+
+    static void putShort(byte[] b, int offset, int value) {
+        b[offset] = (byte) value;
+        b[offset + 1] = (byte) (value >>> 8);
+    }
+}

@@ -1,0 +1,165 @@
+package dev.lacuna.wal;
+
+import dev.lacuna.CorruptionException;
+import dev.lacuna.DatabaseClosedException;
+import dev.lacuna.StorageIOException;
+import dev.lacuna.vfs.Vfs;
+import dev.lacuna.vfs.VfsFile;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.Map;
+
+/**
+ * Reads a {@link Wal}'s records in LSN order from a starting LSN, following the log as it grows: the
+ * index updater, change streams and tests all consume the log through one of these. A reader sees a
+ * record once it has been handed to the OS (which, for {@code SYNC} appends, is just before its fsync):
+ * a consumer that persists what it derived from a record must not checkpoint past
+ * {@link Wal#durableLsn()}.
+ *
+ * <p>Not thread-safe: one consumer thread owns it and closes it. The reader keeps its current segment
+ * open, so trimming the log does not pull a file from under it; a reader that falls behind the log's
+ * retention (no checkpoint held the segments it needs) fails with a {@link StorageIOException}.
+ */
+public final class WalReader implements AutoCloseable {
+    private final Wal wal;
+    private final Vfs vfs;
+    private final long fromLsn;
+
+    private long segment = -1;
+    private VfsFile file;
+    private SegmentReader reader;
+    private long nextLsn;
+    private boolean closed;
+
+    WalReader(Wal wal, Vfs vfs, long fromLsn) {
+        this.wal = wal;
+        this.vfs = vfs;
+        this.fromLsn = fromLsn;
+        this.nextLsn = fromLsn;
+    }
+
+    /** LSN of the record the next successful {@link #next()} returns. */
+    public long nextLsn() {
+        return nextLsn;
+    }
+
+    /**
+     * The next record if one is visible now, else null (never blocks).
+     *
+     * @throws CorruptionException if a record is damaged
+     * @throws StorageIOException  if the file system fails
+     */
+    public WalRecord next() {
+        if (closed) {
+            throw new IllegalStateException("reader is closed");
+        }
+        try {
+            while (true) {
+                Wal.Visible v = wal.visible();
+                if (nextLsn > v.lastLsn()) {
+                    return null;
+                }
+                if (reader == null) {
+                    openSegmentContaining(nextLsn);
+                }
+                if (segment > v.segment()) {
+                    return null; // cannot happen (nextLsn ≤ v.lastLsn lies in a visible segment); be safe
+                }
+                long limit = segment == v.segment() ? v.offset() : file.size();
+                WalRecord record = reader.next(limit);
+                if (record != null) {
+                    if (record.lsn() < fromLsn) {
+                        continue;
+                    }
+                    nextLsn = record.lsn() + 1;
+                    return record;
+                }
+                if (segment == v.segment()) {
+                    throw new IllegalStateException("write-ahead log published LSN " + v.lastLsn()
+                            + " but segment " + segment + " ends at LSN " + (reader.expectedLsn() - 1));
+                }
+                moveToSegment(segment + 1); // a sealed segment ended: its successor holds the rest
+            }
+        } catch (IOException e) {
+            throw new StorageIOException("cannot read write-ahead log segment " + segment + ": " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * The next record, waiting up to {@code timeout} for one to be appended.
+     *
+     * @return the record, or null if none arrived in time
+     * @throws InterruptedException    if the thread is interrupted while waiting
+     * @throws DatabaseClosedException if the log was closed and every record has been read
+     */
+    public WalRecord next(Duration timeout) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (true) {
+            WalRecord record = next();
+            if (record != null) {
+                return record;
+            }
+            if (wal.isClosed()) {
+                throw new DatabaseClosedException("write-ahead log");
+            }
+            long remaining = deadline - System.nanoTime();
+            if (remaining <= 0) {
+                return null;
+            }
+            wal.awaitVisible(nextLsn, remaining);
+        }
+    }
+
+    /** Closes the segment file this reader holds. Idempotent. */
+    @Override
+    public void close() {
+        closed = true;
+        closeFile();
+    }
+
+    private void openSegmentContaining(long lsn) throws IOException {
+        Map.Entry<Long, Long> entry = wal.segmentContaining(lsn);
+        if (entry == null) {
+            throw new StorageIOException("write-ahead log no longer holds LSN " + lsn + " (trimmed by retention)",
+                    (Throwable) null);
+        }
+        open(entry.getKey());
+    }
+
+    private void moveToSegment(long number) throws IOException {
+        closeFile();
+        if (wal.firstLsnOf(number) == null) {
+            throw new StorageIOException("write-ahead log segment " + number + " is gone (trimmed by retention)",
+                    (Throwable) null);
+        }
+        open(number);
+    }
+
+    private void open(long number) throws IOException {
+        VfsFile f = vfs.openReadOnly(wal.segmentPath(number));
+        try {
+            SegmentHeader header = SegmentHeader.read(f, number);
+            if (header == null) {
+                throw new CorruptionException(f.name(), 0, "write-ahead log: segment shorter than its header");
+            }
+            file = f;
+            segment = number;
+            reader = new SegmentReader(f, number, header.blockSize(), header.firstLsn());
+        } catch (IOException | RuntimeException e) {
+            SegmentWriter.closeQuietly(f, e);
+            throw e;
+        }
+    }
+
+    private void closeFile() {
+        if (file != null) {
+            try {
+                file.close();
+            } catch (IOException e) {
+                // read-only handle: nothing was lost
+            }
+            file = null;
+            reader = null;
+        }
+    }
+}

@@ -1,0 +1,90 @@
+package dev.lacuna.wal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.lacuna.Durability;
+import dev.lacuna.StorageIOException;
+import dev.lacuna.vfs.FaultyVfs;
+import dev.lacuna.vfs.FaultyVfs.Op;
+import dev.lacuna.vfs.MemVfs;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Consumer;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Injected I/O errors: the failing append reports a {@link StorageIOException}, the log refuses every
+ * later append instead of risking a hole, and reopening (after a clean stop or a power loss) recovers
+ * every acknowledged record.
+ */
+class WalFaultTest {
+    private static final Path DIR = Path.of("/db/wal");
+    private static final WalOptions OPTIONS = WalOptions.defaults().withBlockSize(128).withSegmentSize(2048).withPreallocate(512);
+
+    @Test
+    void shouldRefuseAppendsAfterAFailedFsync() {
+        checkFault(faulty -> faulty.failNth(Op.FORCE, 5));
+    }
+
+    @Test
+    void shouldRefuseAppendsAfterAFailedWrite() {
+        checkFault(faulty -> faulty.failNth(Op.WRITE, 7));
+    }
+
+    @Test
+    void shouldRefuseAppendsWhenTheDiskIsFull() {
+        checkFault(faulty -> faulty.diskFullAfter(3000));
+    }
+
+    @Test
+    void shouldRefuseAppendsWhenANewSegmentCannotBeCreated() {
+        checkFault(faulty -> faulty.failNth(Op.CREATE, 1));
+    }
+
+    @Test
+    void shouldRefuseAppendsWhenTheDirectorySyncOfANewSegmentFails() {
+        checkFault(faulty -> faulty.failNth(Op.SYNC_DIRECTORY, 1));
+    }
+
+    private void checkFault(Consumer<FaultyVfs> rule) {
+        MemVfs disk = new MemVfs();
+        FaultyVfs faulty = new FaultyVfs(disk);
+        List<byte[]> acknowledged = new ArrayList<>();
+        Wal wal = Wal.open(faulty, DIR, OPTIONS);
+        rule.accept(faulty);
+        StorageIOException failure = null;
+        for (int i = 0; i < 1000 && failure == null; i++) {
+            byte[] p = WalTest.payload(i, 100);
+            try {
+                wal.append(p, Durability.SYNC);
+                acknowledged.add(p);
+            } catch (StorageIOException e) {
+                failure = e;
+            }
+        }
+        assertThat(failure).as("the injected fault surfaced").isNotNull();
+        assertThat(failure).hasMessageContaining("write-ahead log");
+        faulty.heal(); // even with a healthy disk again, the log must not resume with a possible hole
+        assertThatThrownBy(() -> wal.append(new byte[1], Durability.SYNC))
+                .isInstanceOf(StorageIOException.class)
+                .hasMessageContaining("refuses appends");
+        assertThatThrownBy(() -> wal.append(new byte[1], Durability.NONE))
+                .isInstanceOf(StorageIOException.class);
+        MemVfs afterPowerLoss = disk.crashClone();
+        wal.close();
+
+        for (MemVfs survivor : List.of(disk, afterPowerLoss)) {
+            try (Wal reopened = Wal.open(survivor, DIR, OPTIONS)) {
+                List<WalRecord> records = WalTest.readAll(reopened, 1);
+                assertThat(records.size()).isGreaterThanOrEqualTo(acknowledged.size());
+                for (int i = 0; i < acknowledged.size(); i++) {
+                    assertThat(records.get(i).payload()).isEqualTo(acknowledged.get(i));
+                }
+                long next = reopened.append(new byte[3], Durability.SYNC);
+                assertThat(next).isEqualTo(records.size() + 1);
+            }
+        }
+    }
+}

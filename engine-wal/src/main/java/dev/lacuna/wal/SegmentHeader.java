@@ -47,12 +47,16 @@ record SegmentHeader(long segment, int blockSize, long firstLsn) {
                     "write-ahead log: bad block size " + blockSize);
         }
         long segment = WalFormat.getLong(h, WalFormat.SEGMENT_OFFSET);
+        if (segment < 1 || segment > WalFormat.MAX_SEGMENT) {
+            throw new CorruptionException(file.name(), WalFormat.SEGMENT_OFFSET,
+                    "write-ahead log: segment number " + Long.toUnsignedString(segment) + " out of range");
+        }
         if (segment != expectedSegment) {
             throw new CorruptionException(file.name(), WalFormat.SEGMENT_OFFSET,
                     "write-ahead log: header names segment " + segment + " but the file is segment " + expectedSegment);
         }
         long firstLsn = WalFormat.getLong(h, WalFormat.FIRST_LSN_OFFSET);
-        if (firstLsn < 1) {
+        if (firstLsn < 1 || firstLsn > WalFormat.MAX_LSN) {
             throw new CorruptionException(file.name(), WalFormat.FIRST_LSN_OFFSET,
                     "write-ahead log: bad first LSN " + firstLsn);
         }

@@ -54,8 +54,10 @@ public final class Wal implements AutoCloseable {
     private final VfsLock dirLock;
 
     private final ReentrantLock writeLock = new ReentrantLock();
-    /** Held by the group-commit leader while it fsyncs; taken before {@link #writeLock}, never after. */
-    private final ReentrantLock syncLock = new ReentrantLock();
+    /** Guards the group-commit leader's role; never held while waiting for another lock or for I/O. */
+    private final Object syncMonitor = new Object();
+    private boolean leaderActive; // guarded by syncMonitor: a leader is writing and fsyncing
+    private boolean syncClosed;   // guarded by syncMonitor: close() has taken the leader's role for good
 
     // Guarded by writeLock.
     private SegmentWriter current;
@@ -143,6 +145,20 @@ public final class Wal implements AutoCloseable {
      * @throws IllegalArgumentException if the payload is larger than 128 MiB
      */
     public long append(byte[] payload, int offset, int length, Durability durability) {
+        long lsn = appendNoWait(payload, offset, length, durability);
+        if (durability instanceof Durability.Sync) {
+            syncTo(lsn);
+        }
+        return lsn;
+    }
+
+    /**
+     * Appends one record like {@link #append(byte[], int, int, Durability)} but returns without waiting
+     * for the fsync that {@link Durability#SYNC} needs: the caller must call {@link #awaitDurable(long)}
+     * before acknowledging the write. This lets an engine number a write and apply it to its memtable
+     * under its own lock, and leave the lock before joining the group commit.
+     */
+    public long appendNoWait(byte[] payload, int offset, int length, Durability durability) {
         Objects.checkFromIndexSize(offset, length, payload.length);
         Objects.requireNonNull(durability, "durability");
         if (length > WalFormat.MAX_PAYLOAD) {
@@ -155,6 +171,9 @@ public final class Wal implements AutoCloseable {
         try {
             checkWritable();
             lsn = nextLsn;
+            if (lsn > WalFormat.MAX_LSN) {
+                throw new IllegalStateException("write-ahead log " + dir + " has used every LSN");
+            }
             if (!current.isEmpty() && current.endAfter(length) > options.segmentSize()) {
                 roll();
             }
@@ -170,29 +189,34 @@ public final class Wal implements AutoCloseable {
         }
         appends.increment();
         appendedBytes.add(length);
-        if (sync) {
-            syncTo(lsn);
-        } else if (durability instanceof Durability.Batched batched) {
+        if (durability instanceof Durability.Batched batched) {
             syncer.request(lsn, batched.maxDelay());
         }
         return lsn;
     }
 
     /**
+     * Returns once every record up to {@code lsn} is durable, joining (or leading) a group commit.
+     *
+     * @throws StorageIOException if the fsync fails, now or earlier
+     */
+    public void awaitDurable(long lsn) {
+        syncTo(lsn);
+    }
+
+    /**
      * Makes every record up to {@code lsn} durable, sharing the fsync with concurrent callers (the group
-     * commit described in the class comment).
+     * commit described in the class comment). At most one leader fsyncs at a time; everyone else waits
+     * on {@link #syncMonitor} — not in a queue for the leader's role — and is woken when the leader's
+     * fsync ends, so that all records it covered are acknowledged together and the next group forms
+     * from whoever is still waiting.
      */
     void syncTo(long lsn) {
         while (durableLsn.get() < lsn) {
-            syncLock.lock();
+            if (!becomeLeader(lsn)) {
+                continue; // durable now, or the log failed or closed: the loop condition or the next call tells
+            }
             try {
-                if (durableLsn.get() >= lsn) {
-                    return;
-                }
-                Throwable failed = failure;
-                if (failed != null) {
-                    throw refused(failed);
-                }
                 SegmentWriter writer;
                 long upTo;
                 writeLock.lock();
@@ -205,12 +229,53 @@ public final class Wal implements AutoCloseable {
                 }
                 writer.force();
                 madeDurable(upTo);
-                closeRetired();
             } catch (IOException e) {
                 throw fail("fsync", e);
             } finally {
-                syncLock.unlock();
+                closeRetiredQuietly();
+                endLeadership();
             }
+        }
+    }
+
+    /**
+     * Waits until {@code lsn} is durable or no leader is active; in the latter case takes the leader's
+     * role and returns true.
+     *
+     * @throws StorageIOException      if the log has failed
+     * @throws DatabaseClosedException if the log closed before {@code lsn} became durable
+     */
+    private boolean becomeLeader(long lsn) {
+        synchronized (syncMonitor) {
+            while (true) {
+                if (durableLsn.get() >= lsn) {
+                    return false;
+                }
+                Throwable failed = failure;
+                if (failed != null) {
+                    throw refused(failed);
+                }
+                if (syncClosed) {
+                    throw new DatabaseClosedException("write-ahead log " + dir);
+                }
+                if (!leaderActive) {
+                    leaderActive = true;
+                    return true;
+                }
+                try {
+                    syncMonitor.wait();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new StorageIOException("interrupted while waiting for the log's fsync", e);
+                }
+            }
+        }
+    }
+
+    private void endLeadership() {
+        synchronized (syncMonitor) {
+            leaderActive = false;
+            syncMonitor.notifyAll();
         }
     }
 
@@ -366,36 +431,46 @@ public final class Wal implements AutoCloseable {
     @Override
     public void close() {
         syncer.stop();
-        IOException error = null;
-        syncLock.lock();
-        try {
-            writeLock.lock();
-            try {
-                if (closed) {
-                    return;
-                }
-                closed = true;
-                if (failure == null) {
-                    try {
-                        current.seal();
-                        madeDurable(current.lastLsn());
-                    } catch (IOException e) {
-                        error = e;
-                        failure = e;
-                    }
-                }
-                retired.add(current);
-                error = closeRetired(error);
+        synchronized (syncMonitor) {
+            // Wait for a running leader to finish, then keep the role so that no fsync races the close.
+            while (leaderActive) {
                 try {
-                    dirLock.close();
-                } catch (IOException e) {
-                    error = addTo(error, e);
+                    syncMonitor.wait();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new StorageIOException("interrupted while closing the log", e);
                 }
-            } finally {
-                writeLock.unlock();
+            }
+            if (syncClosed) {
+                return;
+            }
+            syncClosed = true;
+        }
+        IOException error = null;
+        writeLock.lock();
+        try {
+            closed = true;
+            if (failure == null) {
+                try {
+                    current.seal();
+                    madeDurable(current.lastLsn());
+                } catch (IOException e) {
+                    error = e;
+                    failure = e;
+                }
+            }
+            retired.add(current);
+            error = closeRetired(error);
+            try {
+                dirLock.close();
+            } catch (IOException e) {
+                error = addTo(error, e);
             }
         } finally {
-            syncLock.unlock();
+            writeLock.unlock();
+        }
+        synchronized (syncMonitor) {
+            syncMonitor.notifyAll(); // waiters find their records durable (sealed above) or the log closed
         }
         wakeReaders();
         if (error != null) {
@@ -523,21 +598,25 @@ public final class Wal implements AutoCloseable {
         old.seal(); // ends with an fsync: the old segment is complete on disk before its successor exists
         madeDurable(old.lastLsn());
         long number = old.number() + 1;
+        if (number > WalFormat.MAX_SEGMENT) {
+            throw new IOException("write-ahead log " + dir + " has used every segment number");
+        }
         current = SegmentWriter.create(vfs, dir, number, nextLsn, options);
         segments.put(number, nextLsn);
         segmentsCreated.incrementAndGet();
         retired.add(old);
         visible = new Visible(number, current.written(), nextLsn - 1);
         wakeReaders();
-        // A leader may still be fsyncing the old file; only close it when no leader is running.
-        if (syncLock.tryLock()) {
-            try {
-                IOException error = closeRetired(null);
-                if (error != null) {
-                    throw error;
-                }
-            } finally {
-                syncLock.unlock();
+        // A leader may still be fsyncing the old file; only close it when no leader is running. A leader
+        // that starts later captures the new segment (it needs the write lock we hold to see any).
+        boolean noLeader;
+        synchronized (syncMonitor) {
+            noLeader = !leaderActive;
+        }
+        if (noLeader) {
+            IOException error = closeRetired(null);
+            if (error != null) {
+                throw error;
             }
         }
     }
@@ -552,7 +631,10 @@ public final class Wal implements AutoCloseable {
         }
     }
 
-    /** Under the sync lock: closes sealed segments' writers. */
+    /**
+     * Closes sealed segments' writers; called only while no leader can be fsyncing them (by the leader
+     * itself, or with no leader active).
+     */
     private void closeRetired() throws IOException {
         List<SegmentWriter> toClose;
         writeLock.lock();
@@ -572,6 +654,14 @@ public final class Wal implements AutoCloseable {
         }
         if (error != null) {
             throw error;
+        }
+    }
+
+    private void closeRetiredQuietly() {
+        try {
+            closeRetired();
+        } catch (IOException e) {
+            // The segments were sealed and fsynced before they were retired: a failed close loses nothing.
         }
     }
 

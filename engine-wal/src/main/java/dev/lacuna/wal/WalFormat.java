@@ -59,6 +59,10 @@ final class WalFormat {
     static final byte LAST = 4;
 
     static final int LSN_SIZE = 8;
+    /** Largest LSN: the engine packs sequence numbers into 56 bits. */
+    static final long MAX_LSN = (1L << 56) - 1;
+    /** Largest segment number: file names have 16 decimal digits. */
+    static final long MAX_SEGMENT = 9_999_999_999_999_999L;
     /** Largest payload accepted by {@link Wal#append}; a bound on what a reader will assemble. */
     static final int MAX_PAYLOAD = 128 << 20;
 

@@ -77,7 +77,12 @@ final class WalRecovery {
                 nextLsn = reader.expectedLsn();
             }
         }
-        long nextSegment = numbers.isEmpty() ? 1 : numbers.get(numbers.size() - 1) + 1;
+        // A last segment whose creation was cut short was deleted above: its number is used again, so
+        // the numbers stay consecutive.
+        long nextSegment = !segments.isEmpty() ? segments.lastKey() + 1 : numbers.isEmpty() ? 1 : numbers.get(0);
+        if (nextSegment > WalFormat.MAX_SEGMENT) {
+            throw new CorruptionException(dir.toString(), 0, "write-ahead log: segment numbers exhausted");
+        }
         return new Result(segments, nextLsn, nextSegment, droppedTail);
     }
 

@@ -1,0 +1,176 @@
+package dev.lacuna.bench.report;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.stream.Collectors;
+
+/**
+ * Turns a JMH JSON result file ({@code -rf json -rff file.json}) into Markdown: the run's settings, one
+ * table row per benchmark (threads, params, mean score ± 99.9% error, median, min – max of the iterations,
+ * unit) and, when the file holds {@code WalAppendBenchmark} results, the ratios its goals are judged by —
+ * always between figures of the same run, since shared machines are too noisy to compare across runs.
+ *
+ * <pre>
+ * java -cp benchmarks/target/benchmarks.jar dev.lacuna.bench.report.JmhReport wal-append.json
+ * </pre>
+ */
+public final class JmhReport {
+    /** A ratio of two WalAppendBenchmark methods and the least it should reach. */
+    private record Goal(String numerator, String denominator, double atLeast) {
+    }
+
+    private static final List<Goal> WAL_GOALS = List.of(
+            new Goal("lacunaSync1", "rocksdbSyncPut1", 1.0),
+            new Goal("lacunaSync8", "rocksdbSyncPut8", 1.0),
+            new Goal("lacunaSync32", "rawWriteForce", 10.0));
+
+    /**
+     * One benchmark's primary result: mean score and its 99.9% error, and the median, smallest and
+     * largest of the measurement iterations.
+     */
+    private record Row(String benchmark, int threads, String params, double score, double error,
+                       double median, double min, double max, String unit) {
+        /** The method name: the part after the last dot. */
+        String method() {
+            return benchmark.substring(benchmark.lastIndexOf('.') + 1);
+        }
+
+        /** Class and method, without the package. */
+        String shortName() {
+            int method = benchmark.lastIndexOf('.');
+            return benchmark.substring(benchmark.lastIndexOf('.', method - 1) + 1);
+        }
+    }
+
+    private JmhReport() {
+    }
+
+    /** Prints the Markdown report of the JMH JSON file named by the only argument. */
+    public static void main(String[] args) throws IOException {
+        if (args.length != 1) {
+            System.err.println("usage: JmhReport <jmh-result.json>");
+            System.exit(2);
+        }
+        System.out.print(render(Files.readString(Path.of(args[0]), StandardCharsets.UTF_8)));
+    }
+
+    /** The Markdown report of a JMH JSON result document. */
+    public static String render(String json) {
+        List<Map<String, Object>> results = asList(Json.parse(json));
+        StringBuilder out = new StringBuilder();
+        if (results.isEmpty()) {
+            return "No results.\n";
+        }
+        out.append(settings(results.get(0))).append("\n\n");
+        out.append("| Benchmark | Threads | Params | Score ± error | Median | Min – max | Unit |\n");
+        out.append("|---|---:|---|---:|---:|---:|---|\n");
+        List<Row> rows = results.stream().map(JmhReport::row).toList();
+        for (Row r : rows) {
+            out.append(String.format(Locale.ROOT, "| %s | %d | %s | %s ± %s | %s | %s – %s | %s |%n",
+                    r.shortName(), r.threads(), r.params(), format(r.score()), format(r.error()),
+                    format(r.median()), format(r.min()), format(r.max()), r.unit()));
+        }
+        if (rows.stream().anyMatch(r -> r.benchmark().contains(".WalAppendBenchmark."))) {
+            out.append('\n').append(walRatios(rows));
+        }
+        return out.toString();
+    }
+
+    /**
+     * The ratios of the write-ahead-log issue. Medians, not means: on a shared disk one stalled iteration
+     * drags a mean (and its error bar) far more than it says about either engine. The range pairs the
+     * extreme iterations (worst numerator with best denominator and the reverse).
+     */
+    private static String walRatios(List<Row> rows) {
+        StringBuilder out = new StringBuilder();
+        out.append("| Ratio (of medians) | Value | Range (extreme iterations) | Goal | Met |\n");
+        out.append("|---|---:|---:|---:|---|\n");
+        for (Goal g : WAL_GOALS) {
+            Optional<Row> a = find(rows, g.numerator());
+            Optional<Row> b = find(rows, g.denominator());
+            String name = g.numerator() + " / " + g.denominator();
+            String goal = String.format(Locale.ROOT, "≥ %.1f×", g.atLeast());
+            if (a.isEmpty() || b.isEmpty()) {
+                out.append(String.format(Locale.ROOT, "| %s | n/a | | %s | not measured |%n", name, goal));
+                continue;
+            }
+            double ratio = a.get().median() / b.get().median();
+            String range = String.format(Locale.ROOT, "%.2f× – %.2f×", a.get().min() / b.get().max(),
+                    a.get().max() / b.get().min());
+            out.append(String.format(Locale.ROOT, "| %s | %.2f× | %s | %s | %s |%n", name, ratio, range, goal,
+                    ratio >= g.atLeast() ? "yes" : "**no**"));
+        }
+        return out.toString();
+    }
+
+    private static Optional<Row> find(List<Row> rows, String method) {
+        return rows.stream()
+                .filter(r -> r.benchmark().contains(".WalAppendBenchmark.") && r.method().equals(method))
+                .findFirst();
+    }
+
+    private static Row row(Map<String, Object> result) {
+        Map<String, Object> primary = asMap(result.get("primaryMetric"));
+        Map<String, Object> percentiles = asMap(primary.get("scorePercentiles"));
+        Object params = result.get("params");
+        String paramText = params == null ? "—" : asMap(params).entrySet().stream()
+                .map(e -> e.getKey() + "=" + e.getValue())
+                .collect(Collectors.joining(", "));
+        return new Row((String) result.get("benchmark"), (int) number(result.get("threads")), paramText,
+                number(primary.get("score")), number(primary.get("scoreError")),
+                number(percentiles.get("50.0")), number(percentiles.get("0.0")),
+                number(percentiles.get("100.0")), (String) primary.get("scoreUnit"));
+    }
+
+    /** The JMH and JDK versions and iteration settings, which every quoted figure must name. */
+    private static String settings(Map<String, Object> first) {
+        return String.format(Locale.ROOT,
+                "JMH %s, JDK %s (%s), %d fork(s), warmup %d × %s, measurement %d × %s; %d cores on the"
+                        + " machine rendering this report.",
+                first.get("jmhVersion"), first.get("jdkVersion"), first.get("vmName"),
+                (int) number(first.get("forks")), (int) number(first.get("warmupIterations")),
+                first.get("warmupTime"), (int) number(first.get("measurementIterations")),
+                first.get("measurementTime"), Runtime.getRuntime().availableProcessors());
+    }
+
+    /** A JSON number; JMH writes NaN and infinities as the strings "NaN", "Infinity", "-Infinity". */
+    private static double number(Object value) {
+        if (value instanceof Double d) {
+            return d;
+        }
+        if (value instanceof String s) {
+            return Double.parseDouble(s);
+        }
+        throw new IllegalArgumentException("not a number: " + value);
+    }
+
+    private static String format(double value) {
+        if (Double.isNaN(value)) {
+            return "NaN";
+        }
+        double abs = Math.abs(value);
+        return String.format(Locale.ROOT, abs >= 100 ? "%,.0f" : abs >= 1 ? "%.2f" : "%.4f", value);
+    }
+
+    @SuppressWarnings("unchecked")
+    private static <T> List<T> asList(Object value) {
+        if (!(value instanceof List)) {
+            throw new IllegalArgumentException("expected a JSON array, found " + value);
+        }
+        return (List<T>) value;
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> asMap(Object value) {
+        if (!(value instanceof Map)) {
+            throw new IllegalArgumentException("expected a JSON object, found " + value);
+        }
+        return (Map<String, Object>) value;
+    }
+}

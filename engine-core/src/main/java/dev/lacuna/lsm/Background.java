@@ -1,0 +1,192 @@
+package dev.lacuna.lsm;
+
+import dev.lacuna.LacunaException;
+import dev.lacuna.manifest.FileMeta;
+import dev.lacuna.manifest.VersionEdit;
+import java.io.IOException;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The store's background threads and the flush job. Flushes and compactions of one partition never
+ * overlap with another of the same kind; different partitions proceed in parallel. A job that fails
+ * records the error, after which the store refuses writes (see {@link Db#checkWritable()}). Every job
+ * signals {@link Db#progress} when it ends. The threads are named {@code lacuna-bg-N} and stop on
+ * {@link #shutdown()}.
+ */
+final class Background {
+    private final Db db;
+    private final ExecutorService executor;
+    private Compactor compactor;
+
+    Background(Db db) {
+        this.db = db;
+        AtomicInteger n = new AtomicInteger();
+        ThreadFactory threads = r -> {
+            Thread t = new Thread(r, "lacuna-bg-" + n.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        };
+        this.executor = new ThreadPoolExecutor(db.options.backgroundThreads(), db.options.backgroundThreads(),
+                0, TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>(), threads);
+    }
+
+    void setCompactor(Compactor compactor) {
+        this.compactor = compactor;
+    }
+
+    /** Queues a flush of {@code tree}'s oldest frozen memtable, unless one is queued or running. */
+    void scheduleFlush(Tree tree) {
+        if (tree.claimFlushSlot()) {
+            submit(() -> {
+                try {
+                    flushAll(tree);
+                } finally {
+                    tree.releaseFlushSlot();
+                    db.signalProgress();
+                }
+                scheduleCompaction(tree);
+                if (tree.immutableCount() > 0 && db.backgroundError() == null) {
+                    scheduleFlush(tree); // frozen while the slot was held
+                }
+            });
+        }
+    }
+
+    /** Queues a compaction check of {@code tree}, unless one is queued or running. */
+    void scheduleCompaction(Tree tree) {
+        if (tree.claimCompactionSlot()) {
+            submit(() -> {
+                boolean didWork = false;
+                boolean askedAgain;
+                try {
+                    if (db.backgroundError() == null && !db.closed) {
+                        didWork = compactor.compactOnce(tree);
+                    }
+                } catch (LacunaException | IOException e) {
+                    db.setBackgroundError(e);
+                } finally {
+                    askedAgain = tree.releaseCompactionSlot();
+                    db.signalProgress();
+                }
+                if (didWork || askedAgain) {
+                    scheduleCompaction(tree);
+                }
+            });
+        }
+    }
+
+    private void submit(Runnable job) {
+        try {
+            executor.execute(job);
+        } catch (RejectedExecutionException e) {
+            // shutting down: the work is redone from the log or the manifest on the next open
+        }
+    }
+
+    /** Flushes every frozen memtable of {@code tree}, oldest first. */
+    private void flushAll(Tree tree) {
+        while (db.backgroundError() == null && !db.closed) {
+            Memtable imm = tree.startFlush();
+            if (imm == null) {
+                return;
+            }
+            boolean ok = false;
+            try {
+                flush(tree, imm);
+                ok = true;
+            } catch (LacunaException | IOException e) {
+                db.setBackgroundError(e);
+            } finally {
+                tree.endFlush(imm, ok);
+                if (ok) {
+                    db.memoryUsed.addAndGet(-imm.bytes());
+                }
+            }
+        }
+    }
+
+    /**
+     * Writes a frozen memtable as a level-0 table. The log is made durable up to the memtable's last
+     * write first, so the manifest never claims data the log could lose. Versions every snapshot cannot
+     * see are dropped, and so are deletions of keys no table may hold (a queue's put and delete often
+     * meet in one memtable and then never reach a file). The edit also moves the log's start past
+     * everything now in tables, and the log is trimmed after it.
+     */
+    void flush(Tree tree, Memtable imm) throws IOException {
+        db.wal.awaitDurable(imm.maxSequence());
+        Version base = db.versions.acquire(tree.id);
+        List<FileMeta> files;
+        long dropped;
+        long droppedDeletions;
+        TableOutputs out = new TableOutputs(db.vfs, db.dir, db.options.table(), db.versions::newFileNumber,
+                Long.MAX_VALUE, db.options.clock().millis());
+        try (InternalIterator it = imm.iterator()) {
+            it.seekToFirst();
+            CompactionStream stream = new CompactionStream(it, db.snapshots.toArray(), ik -> db.mayExistIn(base, ik));
+            while (stream.next()) {
+                out.add(stream.key(), stream.value());
+            }
+            files = out.finish();
+            dropped = stream.dropped();
+            droppedDeletions = stream.droppedDeletions();
+        } catch (IOException | RuntimeException e) {
+            out.abandon();
+            throw e;
+        } finally {
+            base.unref();
+        }
+        long trimTo = logNeededAfterFlushing(imm);
+        VersionEdit edit = new VersionEdit().flushedLsn(tree.id, imm.maxSequence()).walStartLsn(trimTo + 1);
+        for (FileMeta f : files) {
+            edit.addFile(tree.id, 0, f);
+        }
+        db.versions.logAndApply(edit, db.visibleSequence);
+        db.flushes.increment();
+        db.flushBytes.add(out.bytesWritten());
+        db.droppedEntries.add(dropped);
+        db.droppedDeletions.add(droppedDeletions);
+        db.wal.deleteObsoleteSegments(trimTo);
+    }
+
+    /**
+     * The last LSN whose record no partition still needs from the log once {@code flushing} is in a
+     * table: one below the oldest write still only in a memtable, across all partitions.
+     */
+    private long logNeededAfterFlushing(Memtable flushing) {
+        db.commitLock.lock();
+        try {
+            long oldest = Long.MAX_VALUE;
+            for (Tree t : db.trees) {
+                oldest = Math.min(oldest, t.oldestUnflushedSequence(flushing));
+            }
+            return oldest == Long.MAX_VALUE ? db.visibleSequence : oldest - 1;
+        } finally {
+            db.commitLock.unlock();
+        }
+    }
+
+    /** Stops accepting jobs and waits for running ones to end. */
+    void shutdown() {
+        executor.shutdown();
+        boolean interrupted = false;
+        while (true) {
+            try {
+                if (executor.awaitTermination(1, TimeUnit.MINUTES)) {
+                    break;
+                }
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

@@ -1,0 +1,163 @@
+package dev.lacuna.lsm;
+
+import dev.lacuna.Durability;
+import dev.lacuna.sstable.KeyPrefix;
+import dev.lacuna.sstable.TableOptions;
+import dev.lacuna.vfs.NioVfs;
+import dev.lacuna.vfs.Vfs;
+import dev.lacuna.wal.WalOptions;
+import java.time.Clock;
+import java.util.Objects;
+
+/**
+ * Settings of a {@link KvStore}. Immutable and validated; build with {@link #builder()}.
+ *
+ * @param vfs                     the file system (real files by default; {@link dev.lacuna.vfs.MemVfs} in tests)
+ * @param partitions              hash partitions, a power of two from 1 to 1024; fixed when the store is created
+ * @param keyPrefix               the part of a key that selects its partition and that bloom filters index
+ *                                (the partition key of an item); a scan within one prefix touches one partition
+ * @param memtableBytes           a partition's memtable is flushed once it holds this much
+ * @param memoryBudget            when all memtables together hold more, the largest is flushed
+ * @param table                   SSTable settings (block size, compression, bloom filter)
+ * @param blockCacheBytes         capacity of the block cache shared by all partitions
+ * @param wal                     write-ahead log settings
+ * @param durability              durability of writes that do not name one
+ * @param l0CompactionTrigger     level-0 files of a partition that start a compaction
+ * @param l0StopWritesTrigger     level-0 files of a partition at which writes to it wait for compaction
+ * @param levelBaseBytes          target size of level 1 of each partition; each deeper level is
+ *                                {@code levelMultiplier} times larger
+ * @param levelMultiplier         growth factor between levels
+ * @param targetFileBytes         compaction output files are cut near this size
+ * @param tombstoneDensityTrigger a file whose share of deletions reaches this is compacted even when no level
+ *                                is over its target (deletion-triggered compaction)
+ * @param tombstoneAgeMillis      a file whose oldest deletion is older than this is compacted likewise
+ * @param backgroundThreads       threads for flushes and compactions
+ * @param clock                   time source for tombstone ages
+ */
+public record KvOptions(Vfs vfs, int partitions, KeyPrefix keyPrefix, long memtableBytes, long memoryBudget,
+                        TableOptions table, long blockCacheBytes, WalOptions wal, Durability durability,
+                        int l0CompactionTrigger, int l0StopWritesTrigger, long levelBaseBytes, int levelMultiplier,
+                        long targetFileBytes, double tombstoneDensityTrigger, long tombstoneAgeMillis,
+                        int backgroundThreads, Clock clock) {
+    /** Checks every setting. */
+    public KvOptions {
+        Objects.requireNonNull(vfs, "vfs");
+        Objects.requireNonNull(keyPrefix, "keyPrefix");
+        Objects.requireNonNull(table, "table");
+        Objects.requireNonNull(wal, "wal");
+        Objects.requireNonNull(durability, "durability");
+        Objects.requireNonNull(clock, "clock");
+        if (partitions < 1 || partitions > 1024 || Integer.bitCount(partitions) != 1) {
+            throw new IllegalArgumentException("partitions must be a power of two from 1 to 1024: " + partitions);
+        }
+        positive("memtableBytes", memtableBytes);
+        positive("memoryBudget", memoryBudget);
+        positive("levelBaseBytes", levelBaseBytes);
+        positive("targetFileBytes", targetFileBytes);
+        positive("tombstoneAgeMillis", tombstoneAgeMillis);
+        if (blockCacheBytes < 0) {
+            throw new IllegalArgumentException("blockCacheBytes must not be negative: " + blockCacheBytes);
+        }
+        if (l0CompactionTrigger < 1 || l0StopWritesTrigger <= l0CompactionTrigger) {
+            throw new IllegalArgumentException("need 1 ≤ l0CompactionTrigger < l0StopWritesTrigger: "
+                    + l0CompactionTrigger + ", " + l0StopWritesTrigger);
+        }
+        if (levelMultiplier < 2) {
+            throw new IllegalArgumentException("levelMultiplier must be at least 2: " + levelMultiplier);
+        }
+        if (!(tombstoneDensityTrigger > 0 && tombstoneDensityTrigger <= 1)) {
+            throw new IllegalArgumentException("tombstoneDensityTrigger must be in (0, 1]: " + tombstoneDensityTrigger);
+        }
+        if (backgroundThreads < 1) {
+            throw new IllegalArgumentException("backgroundThreads must be at least 1: " + backgroundThreads);
+        }
+    }
+
+    private static void positive(String name, long value) {
+        if (value <= 0) {
+            throw new IllegalArgumentException(name + " must be positive: " + value);
+        }
+    }
+
+    /** A builder starting from the defaults. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** A builder starting from these options. */
+    public Builder toBuilder() {
+        return new Builder(this);
+    }
+
+    /** Builds {@link KvOptions}; every setting starts at its default. */
+    public static final class Builder {
+        private Vfs vfs = new NioVfs();
+        private int partitions = 1;
+        private KeyPrefix keyPrefix = KeyPrefix.WHOLE_KEY;
+        private long memtableBytes = 8L << 20;
+        private long memoryBudget = 64L << 20;
+        private TableOptions table = TableOptions.defaults();
+        private long blockCacheBytes = 64L << 20;
+        private WalOptions wal = WalOptions.defaults();
+        private Durability durability = Durability.SYNC;
+        private int l0CompactionTrigger = 4;
+        private int l0StopWritesTrigger = 20;
+        private long levelBaseBytes = 32L << 20;
+        private int levelMultiplier = 10;
+        private long targetFileBytes = 8L << 20;
+        private double tombstoneDensityTrigger = 0.5;
+        private long tombstoneAgeMillis = 10 * 60_000L;
+        private int backgroundThreads = 2;
+        private Clock clock = Clock.systemUTC();
+
+        Builder() {
+        }
+
+        Builder(KvOptions o) {
+            vfs = o.vfs;
+            partitions = o.partitions;
+            keyPrefix = o.keyPrefix;
+            memtableBytes = o.memtableBytes;
+            memoryBudget = o.memoryBudget;
+            table = o.table;
+            blockCacheBytes = o.blockCacheBytes;
+            wal = o.wal;
+            durability = o.durability;
+            l0CompactionTrigger = o.l0CompactionTrigger;
+            l0StopWritesTrigger = o.l0StopWritesTrigger;
+            levelBaseBytes = o.levelBaseBytes;
+            levelMultiplier = o.levelMultiplier;
+            targetFileBytes = o.targetFileBytes;
+            tombstoneDensityTrigger = o.tombstoneDensityTrigger;
+            tombstoneAgeMillis = o.tombstoneAgeMillis;
+            backgroundThreads = o.backgroundThreads;
+            clock = o.clock;
+        }
+
+        public Builder vfs(Vfs v) { vfs = v; return this; }
+        public Builder partitions(int n) { partitions = n; return this; }
+        public Builder keyPrefix(KeyPrefix p) { keyPrefix = p; return this; }
+        public Builder memtableBytes(long n) { memtableBytes = n; return this; }
+        public Builder memoryBudget(long n) { memoryBudget = n; return this; }
+        public Builder table(TableOptions t) { table = t; return this; }
+        public Builder blockCacheBytes(long n) { blockCacheBytes = n; return this; }
+        public Builder wal(WalOptions w) { wal = w; return this; }
+        public Builder durability(Durability d) { durability = d; return this; }
+        public Builder l0CompactionTrigger(int n) { l0CompactionTrigger = n; return this; }
+        public Builder l0StopWritesTrigger(int n) { l0StopWritesTrigger = n; return this; }
+        public Builder levelBaseBytes(long n) { levelBaseBytes = n; return this; }
+        public Builder levelMultiplier(int n) { levelMultiplier = n; return this; }
+        public Builder targetFileBytes(long n) { targetFileBytes = n; return this; }
+        public Builder tombstoneDensityTrigger(double d) { tombstoneDensityTrigger = d; return this; }
+        public Builder tombstoneAgeMillis(long n) { tombstoneAgeMillis = n; return this; }
+        public Builder backgroundThreads(int n) { backgroundThreads = n; return this; }
+        public Builder clock(Clock c) { clock = c; return this; }
+
+        /** Validates and builds. */
+        public KvOptions build() {
+            return new KvOptions(vfs, partitions, keyPrefix, memtableBytes, memoryBudget, table, blockCacheBytes, wal,
+                    durability, l0CompactionTrigger, l0StopWritesTrigger, levelBaseBytes, levelMultiplier,
+                    targetFileBytes, tombstoneDensityTrigger, tombstoneAgeMillis, backgroundThreads, clock);
+        }
+    }
+}

@@ -1,0 +1,364 @@
+package dev.lacuna.lsm;
+
+import dev.lacuna.CorruptionException;
+import dev.lacuna.Durability;
+import dev.lacuna.LacunaException;
+import dev.lacuna.StorageIOException;
+import dev.lacuna.manifest.FileMeta;
+import dev.lacuna.sstable.BlockCache;
+import dev.lacuna.vfs.VfsLock;
+import dev.lacuna.wal.Wal;
+import dev.lacuna.wal.WalReader;
+import dev.lacuna.wal.WalRecord;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+
+/**
+ * A persistent, ordered byte-key/byte-value store: Lacuna's LSM engine without the item layer, for
+ * benchmarks and embedders who want bytes. Keys are ordered unsigned-bytewise. Writes go to the
+ * write-ahead log and a memtable, then to SSTables in leveled trees, one per hash partition of the key
+ * prefix ({@link KvOptions#keyPrefix()}).
+ *
+ * <p>Thread-safe. Reads see every write acknowledged before they began. {@link #close()} stops the
+ * background threads and releases the directory; a crash instead is recovered by the next
+ * {@link #open}, which keeps every write acknowledged with {@link Durability#SYNC}.
+ */
+public final class KvStore implements AutoCloseable {
+    private static final String LOCK_FILE = "LOCK";
+    private static final String WAL_DIR = "wal";
+
+    private final Db db;
+    private final VfsLock lock;
+    private final Background background;
+    private final Compactor compactor;
+    private final WritePath writes;
+    private final ReadPath reads;
+
+    private KvStore(Db db, VfsLock lock) {
+        this.db = db;
+        this.lock = lock;
+        this.background = new Background(db);
+        this.compactor = new Compactor(db);
+        background.setCompactor(compactor);
+        this.writes = new WritePath(db, background);
+        this.reads = new ReadPath(db);
+    }
+
+    /**
+     * Opens the store in {@code dir}, creating it if needed, and recovers from a crash if there was one:
+     * the manifest gives the tables, the log replays every write not yet in them.
+     *
+     * @throws CorruptionException  if stored data is damaged (file and offset named)
+     * @throws StorageIOException   if the file system fails or another process has the store open
+     * @throws IllegalArgumentException if the store was created with another partition count
+     */
+    public static KvStore open(Path dir, KvOptions options) {
+        Objects.requireNonNull(dir, "dir");
+        Objects.requireNonNull(options, "options");
+        VfsLock lock = null;
+        Db db = null;
+        try {
+            options.vfs().mkdirs(dir);
+            lock = options.vfs().lock(dir.resolve(LOCK_FILE));
+            db = new Db(options, dir, new TableCache(options.vfs(), dir, new BlockCache(options.blockCacheBytes())));
+            Db d = db;
+            db.versions = VersionSet.open(options.vfs(), dir, options.partitions(), d::deleteObsoleteFile);
+            deleteUnreferencedTables(db);
+            db.trees = new Tree[options.partitions()];
+            for (int i = 0; i < db.trees.length; i++) {
+                db.trees[i] = new Tree(i);
+            }
+            db.wal = Wal.open(options.vfs(), dir.resolve(WAL_DIR), options.wal());
+            replayLog(db);
+            KvStore store = new KvStore(db, lock);
+            store.startBackgroundWork();
+            return store;
+        } catch (IOException e) {
+            abandon(db, lock, e);
+            throw new StorageIOException("cannot open store in " + dir + ": " + e.getMessage(), e);
+        } catch (RuntimeException e) {
+            abandon(db, lock, e);
+            throw e;
+        }
+    }
+
+    /** Writes that the log holds but the tables do not go back into the memtables. */
+    private static void replayLog(Db db) {
+        long start = db.versions.walStartLsn();
+        long first = db.wal.firstLsn();
+        long last = db.wal.lastLsn();
+        if (start <= last && first > start) {
+            throw new CorruptionException(db.dir.resolve(WAL_DIR).toString(), 0, "the log starts at LSN " + first
+                    + " but recovery needs it from " + start);
+        }
+        long[] flushed = new long[db.trees.length];
+        for (int t = 0; t < flushed.length; t++) {
+            flushed[t] = db.versions.flushedLsn(t);
+        }
+        long memory = 0;
+        try (WalReader reader = db.wal.reader(Math.max(start, first))) {
+            for (WalRecord r = reader.next(); r != null; r = reader.next()) {
+                for (WriteBatch.Op op : BatchCodec.decode(r.payload(), "log record " + r.lsn())) {
+                    int t = db.treeOf(op.key());
+                    if (r.lsn() > flushed[t]) {
+                        Memtable mem = db.trees[t].mem();
+                        long before = mem.bytes();
+                        mem.add(op.key(), r.lsn(), op.kind(), op.value());
+                        memory += mem.bytes() - before;
+                    }
+                }
+            }
+        }
+        db.memoryUsed.set(memory);
+        db.visibleSequence = Math.max(last, 0);
+    }
+
+    /** Tables the manifest does not name were being written when the store last stopped: delete them. */
+    private static void deleteUnreferencedTables(Db db) throws IOException {
+        Set<Long> live = db.versions.liveFiles();
+        for (String name : db.vfs.list(db.dir)) {
+            if (name.endsWith(".sst")) {
+                try {
+                    long number = Long.parseLong(name.substring(0, name.length() - 4));
+                    if (!live.contains(number)) {
+                        db.vfs.delete(db.dir.resolve(name));
+                    }
+                } catch (NumberFormatException e) {
+                    // not one of ours
+                }
+            }
+        }
+    }
+
+    private void startBackgroundWork() {
+        db.commitLock.lock();
+        try {
+            for (Tree tree : db.trees) {
+                if (tree.activeBytes() >= db.options.memtableBytes() && tree.switchMemtable()) {
+                    background.scheduleFlush(tree);
+                }
+            }
+        } finally {
+            db.commitLock.unlock();
+        }
+        for (Tree tree : db.trees) {
+            background.scheduleCompaction(tree);
+        }
+    }
+
+    private static void abandon(Db db, VfsLock lock, Exception primary) {
+        if (db != null) {
+            try {
+                if (db.wal != null) {
+                    db.wal.close();
+                }
+                if (db.versions != null) {
+                    db.versions.close();
+                }
+                db.tables.close();
+            } catch (IOException | RuntimeException e) {
+                primary.addSuppressed(e);
+            }
+        }
+        if (lock != null) {
+            try {
+                lock.close();
+            } catch (IOException e) {
+                primary.addSuppressed(e);
+            }
+        }
+    }
+
+    /** Sets {@code key} to {@code value} with the store's default durability. */
+    public void put(byte[] key, byte[] value) {
+        write(new WriteBatch().put(key, value), db.options.durability());
+    }
+
+    /** Deletes {@code key} with the store's default durability. */
+    public void delete(byte[] key) {
+        write(new WriteBatch().delete(key), db.options.durability());
+    }
+
+    /** Single-deletes {@code key} (see {@link WriteBatch#singleDelete}) with the store's default durability. */
+    public void singleDelete(byte[] key) {
+        write(new WriteBatch().singleDelete(key), db.options.durability());
+    }
+
+    /**
+     * Applies {@code batch} atomically and returns once it is as durable as {@code durability} asks.
+     *
+     * @return the batch's sequence number (its log LSN)
+     * @throws StorageIOException if the log or a background job failed (the store then refuses writes)
+     * @throws dev.lacuna.DatabaseClosedException if the store is closed
+     */
+    public long write(WriteBatch batch, Durability durability) {
+        return writes.write(batch, durability);
+    }
+
+    /** The value of {@code key}, or null if it has none. */
+    public byte[] get(byte[] key) {
+        return reads.get(key, db.visibleSequence);
+    }
+
+    /** The value of {@code key} in {@code snapshot}, or null. */
+    public byte[] get(byte[] key, KvSnapshot snapshot) {
+        return reads.get(key, snapshot.sequence());
+    }
+
+    /**
+     * A cursor over the keys in {@code [from, to)} (either may be null for an open end), ascending, or
+     * descending if {@code reverse}. Reads at the moment of the call, or at {@code snapshot} if given.
+     */
+    public KvCursor scan(byte[] from, byte[] to, boolean reverse, KvSnapshot snapshot) {
+        long sequence = snapshot == null ? db.visibleSequence : snapshot.sequence();
+        return new KvCursor(reads.scan(from, to, reverse, sequence, null));
+    }
+
+    /**
+     * Like {@link #scan}, for a range whose keys all share {@code prefix} (as extracted by
+     * {@link KvOptions#keyPrefix()}): only that prefix's partition is read, and tables whose bloom filter
+     * rules the prefix out are skipped.
+     */
+    public KvCursor scanPrefix(byte[] prefix, byte[] from, byte[] to, boolean reverse, KvSnapshot snapshot) {
+        long sequence = snapshot == null ? db.visibleSequence : snapshot.sequence();
+        return new KvCursor(reads.scan(from, to, reverse, sequence, prefix));
+    }
+
+    /** A snapshot of the store as of now; close it when done. */
+    public KvSnapshot snapshot() {
+        db.checkOpen();
+        db.commitLock.lock();
+        try {
+            return new KvSnapshot(db.visibleSequence, db.snapshots);
+        } finally {
+            db.commitLock.unlock();
+        }
+    }
+
+    /** Writes every memtable to SSTables and waits until that is done. */
+    public void flush() {
+        db.checkWritable();
+        db.commitLock.lock();
+        try {
+            for (Tree tree : db.trees) {
+                tree.switchMemtable();
+            }
+        } finally {
+            db.commitLock.unlock();
+        }
+        for (Tree tree : db.trees) {
+            background.scheduleFlush(tree);
+        }
+        try {
+            synchronized (db.progress) {
+                while (anyImmutable() && db.backgroundError() == null && !db.closed) {
+                    db.progress.wait(100);
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new StorageIOException("interrupted while flushing", e);
+        }
+        db.checkWritable();
+    }
+
+    private boolean anyImmutable() {
+        for (Tree tree : db.trees) {
+            if (tree.immutableCount() > 0) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Flushes, then compacts every file holding keys in {@code [from, to]} (null = open) down to the bottom
+     * of each partition, rewriting bottom files that carry deletions, so that no deletion in the range
+     * survives that no snapshot needs. Runs in the caller's thread.
+     */
+    public void compactRange(byte[] from, byte[] to) {
+        flush();
+        try {
+            for (Tree tree : db.trees) {
+                compactor.compactRange(tree, from, to);
+            }
+        } catch (IOException e) {
+            db.setBackgroundError(e);
+            throw new StorageIOException("compaction failed: " + e.getMessage(), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new StorageIOException("interrupted while compacting", e);
+        } catch (LacunaException e) {
+            db.setBackgroundError(e);
+            throw e;
+        }
+    }
+
+    /** Counters and the shape of the trees. */
+    public KvStats stats() {
+        long[] files = new long[Version.LEVELS];
+        long[] bytes = new long[Version.LEVELS];
+        long deletions = 0;
+        for (Tree tree : db.trees) {
+            Version v = db.versions.acquire(tree.id);
+            try {
+                for (int level = 0; level < Version.LEVELS; level++) {
+                    for (FileMeta f : v.files(level)) {
+                        files[level]++;
+                        bytes[level] += f.size();
+                        deletions += f.deletions();
+                    }
+                }
+            } finally {
+                v.unref();
+            }
+        }
+        BlockCache cache = db.tables.blockCache();
+        return new KvStats(files, bytes, deletions, db.memoryUsed.get(), db.flushes.sum(), db.compactions.sum(),
+                db.trivialMoves.sum(), db.flushBytes.sum(), db.compactionBytesRead.sum(),
+                db.compactionBytesWritten.sum(), db.userBytes.sum(), db.droppedEntries.sum(),
+                db.droppedDeletions.sum(), db.stallNanos.sum() / 1_000_000, db.deletedFiles.sum(),
+                cache.hits(), cache.misses(), db.snapshots.count(), db.wal.stats());
+    }
+
+    /**
+     * Stops the background threads (letting running jobs finish), makes the log durable, closes every
+     * file and releases the directory. Writes not yet in tables stay in the log and are replayed by the
+     * next open. Idempotent.
+     */
+    @Override
+    public void close() {
+        db.commitLock.lock();
+        try {
+            if (db.closed) {
+                return;
+            }
+            db.closed = true;
+        } finally {
+            db.commitLock.unlock();
+        }
+        db.signalProgress();
+        background.shutdown();
+        LacunaException error = null;
+        try {
+            db.wal.close();
+        } catch (LacunaException e) {
+            error = e;
+        }
+        db.tables.close();
+        try {
+            db.versions.close();
+            lock.close();
+        } catch (IOException e) {
+            if (error == null) {
+                error = new StorageIOException("error closing store " + db.dir, e);
+            }
+        }
+        if (error != null) {
+            throw error;
+        }
+    }
+}

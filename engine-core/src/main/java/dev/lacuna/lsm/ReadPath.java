@@ -1,0 +1,144 @@
+package dev.lacuna.lsm;
+
+import dev.lacuna.manifest.FileMeta;
+import dev.lacuna.sstable.TableReader;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Reads: point lookups (memtables, then level 0 newest first, then one file per deeper level, each
+ * table consulted only if its key range and bloom filter admit the key) and range scans (a merging
+ * iterator over everything that may overlap the range, under a {@link UserIterator}).
+ */
+final class ReadPath {
+    private final Db db;
+
+    ReadPath(Db db) {
+        this.db = db;
+    }
+
+    /** The value of {@code key} at {@code snapshot}, or null. */
+    byte[] get(byte[] key, long snapshot) {
+        db.checkOpen();
+        Tree tree = db.trees[db.treeOf(key)];
+        try (Tree.View view = tree.view(db.versions)) {
+            byte[][] hit = view.mem().get(key, snapshot);
+            for (int i = 0; hit == null && i < view.immutables().size(); i++) {
+                hit = view.immutables().get(i).get(key, snapshot);
+            }
+            if (hit == null) {
+                hit = getFromTables(view.version(), key, snapshot);
+            }
+            if (hit == null || InternalKey.isDeletion(hit[0])) {
+                return null;
+            }
+            return hit[1];
+        }
+    }
+
+    private byte[][] getFromTables(Version version, byte[] key, long snapshot) {
+        for (FileMeta f : version.files(0)) {
+            if (covers(f, key)) {
+                byte[][] hit = lookup(f, key, snapshot);
+                if (hit != null) {
+                    return hit;
+                }
+            }
+        }
+        byte[] seek = InternalKey.seekKey(key, snapshot);
+        for (int level = 1; level < Version.LEVELS; level++) {
+            List<FileMeta> files = version.files(level);
+            int lo = 0;
+            int hi = files.size();
+            while (lo < hi) { // first file whose largest key is ≥ the seek key
+                int mid = (lo + hi) >>> 1;
+                if (InternalKey.compare(files.get(mid).largest(), seek) < 0) {
+                    lo = mid + 1;
+                } else {
+                    hi = mid;
+                }
+            }
+            if (lo < files.size() && covers(files.get(lo), key)) {
+                byte[][] hit = lookup(files.get(lo), key, snapshot);
+                if (hit != null) {
+                    return hit;
+                }
+            }
+        }
+        return null;
+    }
+
+    private byte[][] lookup(FileMeta f, byte[] key, long snapshot) {
+        TableReader table = db.tables.get(f.number());
+        if (!table.mayContainKey(key)) {
+            return null;
+        }
+        TableReader.Entry e = table.get(key, snapshot);
+        return e == null ? null : new byte[][] {e.key(), e.value()};
+    }
+
+    private static boolean covers(FileMeta f, byte[] key) {
+        return InternalKey.compareUserKey(f.smallest(), key) <= 0 && InternalKey.compareUserKey(f.largest(), key) >= 0;
+    }
+
+    /**
+     * A user-level iterator over {@code [lower, upper)} at {@code snapshot}. If {@code prefix} is given,
+     * every key in the range shares it, so only its partition is read and tables whose bloom filter
+     * lacks it are skipped.
+     */
+    UserIterator scan(byte[] lower, byte[] upper, boolean reverse, long snapshot, byte[] prefix) {
+        db.checkOpen();
+        List<Tree.View> views = new ArrayList<>();
+        List<InternalIterator> children = new ArrayList<>();
+        try {
+            if (prefix != null) {
+                addTree(db.trees[db.treeOf(prefix)], lower, upper, prefix, views, children);
+            } else {
+                for (Tree tree : db.trees) {
+                    addTree(tree, lower, upper, null, views, children);
+                }
+            }
+        } catch (RuntimeException e) {
+            children.forEach(InternalIterator::close);
+            views.forEach(Tree.View::close);
+            throw e;
+        }
+        return new UserIterator(new MergingIterator(children), snapshot, lower, upper, reverse,
+                () -> views.forEach(Tree.View::close));
+    }
+
+    private void addTree(Tree tree, byte[] lower, byte[] upper, byte[] prefix, List<Tree.View> views,
+                         List<InternalIterator> children) {
+        Tree.View view = tree.view(db.versions);
+        views.add(view);
+        children.add(view.mem().iterator());
+        for (Memtable m : view.immutables()) {
+            children.add(m.iterator());
+        }
+        for (FileMeta f : view.version().files(0)) {
+            if (overlaps(f, lower, upper) && mayHoldPrefix(f, prefix)) {
+                children.add(db.tables.get(f.number()).iterator());
+            }
+        }
+        for (int level = 1; level < Version.LEVELS; level++) {
+            List<FileMeta> files = new ArrayList<>();
+            for (FileMeta f : view.version().files(level)) {
+                if (overlaps(f, lower, upper) && mayHoldPrefix(f, prefix)) {
+                    files.add(f);
+                }
+            }
+            if (!files.isEmpty()) {
+                children.add(new LevelIterator(files, db.tables));
+            }
+        }
+    }
+
+    private boolean mayHoldPrefix(FileMeta f, byte[] prefix) {
+        return prefix == null || db.tables.get(f.number()).mayContainPrefix(prefix);
+    }
+
+    private static boolean overlaps(FileMeta f, byte[] lower, byte[] upper) {
+        return (lower == null || InternalKey.compareUserKey(f.largest(), lower) >= 0)
+                && (upper == null || InternalKey.compareUserKey(f.smallest(), upper) < 0);
+    }
+}

@@ -1,0 +1,284 @@
+package dev.lacuna.lsm;
+
+import dev.lacuna.CorruptionException;
+import dev.lacuna.manifest.FileMeta;
+import dev.lacuna.manifest.Manifest;
+import dev.lacuna.manifest.VersionEdit;
+import dev.lacuna.vfs.Vfs;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.function.LongConsumer;
+
+/**
+ * The persistent state of the engine — each tree's current {@link Version} and flushed LSN, the next
+ * file number, the log position recovery starts from, and log consumers' checkpoints — and the manifest
+ * that makes it durable. Every change goes through {@link #logAndApply}: the edit is fsynced in the
+ * manifest first, then installed. Tracks which files live versions still hold and reports the others as
+ * obsolete, so they can be deleted. Thread-safe (edits are serialised on this object).
+ */
+final class VersionSet implements AutoCloseable {
+    /** A manifest is rewritten as a snapshot once it grows past this. */
+    static final long MAX_MANIFEST_BYTES = 4L << 20;
+
+    private static final Comparator<FileMeta> BY_NEWEST = Comparator.comparingLong(FileMeta::maxSequence).reversed();
+    private static final Comparator<FileMeta> BY_KEY = (a, b) -> InternalKey.compare(a.smallest(), b.smallest());
+
+    private final Vfs vfs;
+    private final Path dir;
+    private final LongConsumer obsoleteFile;
+    private final int treeCount;
+    private final Version[] current;
+    private final long[] flushedLsn;
+    /** Level-0 file count per tree, readable without the lock (the write path checks it on every write). */
+    private final AtomicIntegerArray l0Files;
+    private final Map<Long, Integer> fileRefs = new HashMap<>();
+    private final Map<String, Long> checkpoints = new LinkedHashMap<>();
+    private long nextFileNumber;
+    private long lastSequence;
+    private long walStartLsn;
+    private Manifest manifest;
+
+    private VersionSet(Vfs vfs, Path dir, int treeCount, LongConsumer obsoleteFile) {
+        this.vfs = vfs;
+        this.dir = dir;
+        this.treeCount = treeCount;
+        this.obsoleteFile = obsoleteFile;
+        this.current = new Version[treeCount];
+        this.flushedLsn = new long[treeCount];
+        this.l0Files = new AtomicIntegerArray(treeCount);
+        for (int t = 0; t < treeCount; t++) {
+            current[t] = Version.empty(this::release);
+        }
+        this.nextFileNumber = 1;
+        this.walStartLsn = 1;
+    }
+
+    /**
+     * Loads the state from the current manifest of {@code dir}, or creates a new store of
+     * {@code treeCount} trees if there is none, and starts a fresh manifest holding a snapshot.
+     *
+     * @param obsoleteFile called with the number of each file no live version holds any more
+     */
+    static VersionSet open(Vfs vfs, Path dir, int treeCount, LongConsumer obsoleteFile) throws IOException {
+        List<VersionEdit> edits = Manifest.readCurrent(vfs, dir);
+        Path where = dir.resolve(Manifest.CURRENT);
+        VersionSet set;
+        if (edits == null) {
+            set = new VersionSet(vfs, dir, treeCount, obsoleteFile);
+        } else {
+            Integer stored = edits.get(0).treeCount();
+            if (stored == null) {
+                throw new CorruptionException(where.toString(), 0, "manifest snapshot has no tree count");
+            }
+            if (stored != treeCount) {
+                throw new IllegalArgumentException("the store in " + dir + " was created with " + stored
+                        + " partitions; it cannot be opened with " + treeCount);
+            }
+            set = new VersionSet(vfs, dir, treeCount, obsoleteFile);
+            for (VersionEdit edit : edits) {
+                set.apply(edit, where.toString());
+            }
+        }
+        long number = set.nextFileNumber++;
+        set.manifest = Manifest.create(vfs, dir, number, set.snapshot());
+        set.deleteOtherManifests(number);
+        return set;
+    }
+
+    int treeCount() {
+        return treeCount;
+    }
+
+    /** The current version of {@code tree}, referenced for the caller, who must {@link Version#unref()} it. */
+    synchronized Version acquire(int tree) {
+        Version v = current[tree];
+        v.ref();
+        return v;
+    }
+
+    /** The current version of {@code tree} without a reference; valid only while the caller holds this lock. */
+    synchronized Version currentUnreferenced(int tree) {
+        return current[tree];
+    }
+
+    /** Level-0 files of {@code tree} in its current version. */
+    int l0Files(int tree) {
+        return l0Files.get(tree);
+    }
+
+    synchronized long flushedLsn(int tree) {
+        return flushedLsn[tree];
+    }
+
+    synchronized long walStartLsn() {
+        return walStartLsn;
+    }
+
+    synchronized long lastSequence() {
+        return lastSequence;
+    }
+
+    synchronized Map<String, Long> checkpoints() {
+        return Map.copyOf(checkpoints);
+    }
+
+    /** A fresh file number. */
+    synchronized long newFileNumber() {
+        return nextFileNumber++;
+    }
+
+    /** Every file number any live version refers to. */
+    synchronized Set<Long> liveFiles() {
+        return new HashSet<>(fileRefs.keySet());
+    }
+
+    /**
+     * Makes {@code edit} durable in the manifest, then installs the versions it produces. {@code lastSequence}
+     * is recorded with it (recovery takes the larger of it and the log's).
+     */
+    synchronized void logAndApply(VersionEdit edit, long lastSequenceNow) throws IOException {
+        lastSequence = Math.max(lastSequence, lastSequenceNow);
+        edit.nextFileNumber(nextFileNumber).lastSequence(lastSequence);
+        if (manifest.size() > MAX_MANIFEST_BYTES) {
+            apply(edit, Manifest.fileName(manifest.number()));
+            rotateManifest(); // the new manifest's snapshot carries the edit
+        } else {
+            manifest.append(edit);
+            apply(edit, Manifest.fileName(manifest.number()));
+        }
+    }
+
+    private void rotateManifest() throws IOException {
+        long number = nextFileNumber++;
+        Manifest next = Manifest.create(vfs, dir, number, snapshot());
+        Manifest old = manifest;
+        manifest = next;
+        old.close();
+        deleteOtherManifests(number);
+    }
+
+    private void deleteOtherManifests(long keep) throws IOException {
+        String keepName = Manifest.fileName(keep);
+        for (String name : vfs.list(dir)) {
+            if (name.startsWith("MANIFEST-") && !name.equals(keepName)) {
+                vfs.delete(dir.resolve(name));
+            }
+        }
+    }
+
+    /** The whole state as one edit. */
+    private VersionEdit snapshot() {
+        VersionEdit edit = new VersionEdit().treeCount(treeCount).nextFileNumber(nextFileNumber)
+                .lastSequence(lastSequence).walStartLsn(walStartLsn);
+        checkpoints.forEach(edit::checkpoint);
+        for (int t = 0; t < treeCount; t++) {
+            edit.flushedLsn(t, flushedLsn[t]);
+            List<List<FileMeta>> levels = current[t].levels();
+            for (int level = 0; level < levels.size(); level++) {
+                for (FileMeta f : levels.get(level)) {
+                    edit.addFile(t, level, f);
+                }
+            }
+        }
+        return edit;
+    }
+
+    private void apply(VersionEdit edit, String where) {
+        if (edit.nextFileNumber() != null) {
+            nextFileNumber = Math.max(nextFileNumber, edit.nextFileNumber());
+        }
+        if (edit.lastSequence() != null) {
+            lastSequence = Math.max(lastSequence, edit.lastSequence());
+        }
+        if (edit.walStartLsn() != null) {
+            walStartLsn = Math.max(walStartLsn, edit.walStartLsn());
+        }
+        checkpoints.putAll(edit.checkpoints());
+        edit.removedCheckpoints().forEach(checkpoints::remove);
+        edit.flushedLsns().forEach((tree, lsn) -> {
+            checkTree(tree, where);
+            flushedLsn[tree] = Math.max(flushedLsn[tree], lsn);
+        });
+        Map<Integer, List<List<FileMeta>>> changed = new HashMap<>();
+        for (VersionEdit.DeletedFile d : edit.deletedFiles()) {
+            checkTree(d.tree(), where);
+            List<FileMeta> level = levelsOf(changed, d.tree()).get(d.level());
+            if (!level.removeIf(f -> f.number() == d.number())) {
+                throw new CorruptionException(where, 0, "manifest removes file " + d.number()
+                        + " that is not in level " + d.level() + " of tree " + d.tree());
+            }
+        }
+        for (VersionEdit.AddedFile a : edit.addedFiles()) {
+            checkTree(a.tree(), where);
+            if (a.level() >= Version.LEVELS) {
+                throw new CorruptionException(where, 0, "manifest names level " + a.level());
+            }
+            levelsOf(changed, a.tree()).get(a.level()).add(a.file());
+        }
+        changed.forEach((tree, levels) -> {
+            levels.get(0).sort(BY_NEWEST);
+            for (int l = 1; l < levels.size(); l++) {
+                levels.get(l).sort(BY_KEY);
+            }
+            Version next = new Version(levels, this::release);
+            for (List<FileMeta> level : next.levels()) {
+                for (FileMeta f : level) {
+                    fileRefs.merge(f.number(), 1, Integer::sum);
+                }
+            }
+            Version old = current[tree];
+            current[tree] = next;
+            l0Files.set(tree, next.files(0).size());
+            old.unref();
+        });
+    }
+
+    private List<List<FileMeta>> levelsOf(Map<Integer, List<List<FileMeta>>> changed, int tree) {
+        return changed.computeIfAbsent(tree, t -> {
+            List<List<FileMeta>> copy = new ArrayList<>();
+            for (List<FileMeta> level : current[t].levels()) {
+                copy.add(new ArrayList<>(level));
+            }
+            return copy;
+        });
+    }
+
+    private void checkTree(int tree, String where) {
+        if (tree < 0 || tree >= treeCount) {
+            throw new CorruptionException(where, 0, "manifest names tree " + tree + " of " + treeCount);
+        }
+    }
+
+    /** Called when a version's last reference goes: its files lose a holder. */
+    private void release(Version version) {
+        List<Long> obsolete = new ArrayList<>();
+        synchronized (this) {
+            for (List<FileMeta> level : version.levels()) {
+                for (FileMeta f : level) {
+                    int left = fileRefs.merge(f.number(), -1, Integer::sum);
+                    if (left == 0) {
+                        fileRefs.remove(f.number());
+                        obsolete.add(f.number());
+                    }
+                }
+            }
+        }
+        obsolete.forEach(obsoleteFile::accept);
+    }
+
+    @Override
+    public synchronized void close() throws IOException {
+        if (manifest != null) {
+            manifest.close();
+        }
+    }
+}

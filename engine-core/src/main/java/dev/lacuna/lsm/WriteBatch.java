@@ -1,0 +1,80 @@
+package dev.lacuna.lsm;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * Writes applied atomically by {@link KvStore#write}: all of them or none, also across a crash (they
+ * share one log record and one sequence number). If a batch writes the same key twice, the later
+ * operation wins. Not thread-safe; the arrays passed in must not be changed afterwards.
+ */
+public final class WriteBatch {
+    /** Longest key accepted. */
+    public static final int MAX_KEY = 64 * 1024;
+    /** Largest value accepted. */
+    public static final int MAX_VALUE = 64 << 20;
+
+    /** One operation of the batch; {@code value} is empty for deletions. */
+    record Op(int kind, byte[] key, byte[] value) {
+    }
+
+    private final List<Op> ops = new ArrayList<>();
+    private long bytes;
+
+    /** Sets {@code key} to {@code value}. */
+    public WriteBatch put(byte[] key, byte[] value) {
+        checkKey(key);
+        Objects.requireNonNull(value, "value");
+        if (value.length > MAX_VALUE) {
+            throw new IllegalArgumentException("value of " + value.length + " bytes exceeds " + MAX_VALUE);
+        }
+        return add(new Op(InternalKey.KIND_PUT, key, value));
+    }
+
+    /** Deletes {@code key}. */
+    public WriteBatch delete(byte[] key) {
+        checkKey(key);
+        return add(new Op(InternalKey.KIND_DELETE, key, new byte[0]));
+    }
+
+    /**
+     * Deletes {@code key}, promising that it was put at most once since it last did not exist (as an index
+     * entry is: put once, deleted once). The deletion then annihilates with that put as soon as the two
+     * meet, at any level, instead of travelling to the bottom of the tree. Breaking the promise (putting
+     * the key twice and single-deleting it once) may make an older value reappear, as with RocksDB's
+     * SingleDelete.
+     */
+    public WriteBatch singleDelete(byte[] key) {
+        checkKey(key);
+        return add(new Op(InternalKey.KIND_SINGLE_DELETE, key, new byte[0]));
+    }
+
+    /** Operations in the batch. */
+    public int size() {
+        return ops.size();
+    }
+
+    /** Bytes of keys and values in the batch. */
+    public long bytes() {
+        return bytes;
+    }
+
+    List<Op> ops() {
+        return Collections.unmodifiableList(ops);
+    }
+
+    private WriteBatch add(Op op) {
+        ops.add(op);
+        bytes += op.key().length + op.value().length;
+        return this;
+    }
+
+    private static void checkKey(byte[] key) {
+        Objects.requireNonNull(key, "key");
+        if (key.length > MAX_KEY) {
+            throw new IllegalArgumentException("key of " + key.length + " bytes exceeds " + MAX_KEY);
+        }
+    }
+}

@@ -1,0 +1,148 @@
+package dev.lacuna.lsm;
+
+import dev.lacuna.Durability;
+import dev.lacuna.StorageIOException;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Writes: validate, wait while a partition is too far behind on flushing or compaction (a bounded
+ * stall), then under the commit lock append one log record and insert every operation into its
+ * partition's memtable with the record's LSN as sequence number; finally, outside the lock, join the
+ * group commit if the write is {@code SYNC}. A write is visible to reads once the commit lock is released.
+ */
+final class WritePath {
+    /** Frozen memtables a partition may have waiting before its writers stall. */
+    static final int MAX_IMMUTABLES = 4;
+
+    private final Db db;
+    private final Background background;
+
+    WritePath(Db db, Background background) {
+        this.db = db;
+        this.background = background;
+    }
+
+    long write(WriteBatch batch, Durability durability) {
+        db.checkWritable();
+        List<WriteBatch.Op> ops = lastWriteOfEachKey(batch.ops());
+        if (ops.isEmpty()) {
+            return db.visibleSequence;
+        }
+        int[] treeIds = new int[ops.size()];
+        for (int i = 0; i < treeIds.length; i++) {
+            treeIds[i] = db.treeOf(ops.get(i).key());
+        }
+        awaitRoom(treeIds);
+        byte[] record = BatchCodec.encode(ops);
+        long lsn;
+        db.commitLock.lock();
+        try {
+            db.checkWritable();
+            lsn = db.wal.appendNoWait(record, 0, record.length, durability);
+            long added = 0;
+            for (int i = 0; i < treeIds.length; i++) {
+                WriteBatch.Op op = ops.get(i);
+                Memtable mem = db.trees[treeIds[i]].mem();
+                long before = mem.bytes();
+                mem.add(op.key(), lsn, op.kind(), op.value());
+                added += mem.bytes() - before;
+            }
+            db.visibleSequence = lsn;
+            long total = db.memoryUsed.addAndGet(added);
+            for (int id : treeIds) {
+                Tree tree = db.trees[id];
+                if (tree.activeBytes() >= db.options.memtableBytes() && tree.switchMemtable()) {
+                    background.scheduleFlush(tree);
+                }
+            }
+            if (total > db.options.memoryBudget()) {
+                switchLargest();
+            }
+        } finally {
+            db.commitLock.unlock();
+        }
+        db.userBytes.add(batch.bytes());
+        if (durability instanceof Durability.Sync) {
+            db.wal.awaitDurable(lsn);
+        }
+        return lsn;
+    }
+
+    /**
+     * A batch's operations share one sequence number, so two operations on one key could not be told
+     * apart by age; the later one wins, and the earlier is dropped before anything is logged.
+     */
+    static List<WriteBatch.Op> lastWriteOfEachKey(List<WriteBatch.Op> ops) {
+        if (ops.size() < 2) {
+            return ops;
+        }
+        Map<ByteBuffer, WriteBatch.Op> last = new LinkedHashMap<>();
+        for (WriteBatch.Op op : ops) {
+            ByteBuffer key = ByteBuffer.wrap(op.key());
+            last.remove(key); // keep the order of the surviving operations
+            last.put(key, op);
+        }
+        return last.size() == ops.size() ? ops : new ArrayList<>(last.values());
+    }
+
+    /** Freezes the largest active memtable to bring memory back under the budget. Under the commit lock. */
+    private void switchLargest() {
+        Tree largest = null;
+        long largestBytes = 0;
+        for (Tree t : db.trees) {
+            long b = t.activeBytes();
+            if (b > largestBytes) {
+                largest = t;
+                largestBytes = b;
+            }
+        }
+        if (largest != null && largest.switchMemtable()) {
+            background.scheduleFlush(largest);
+        }
+    }
+
+    /**
+     * Waits while a partition this write touches has too many frozen memtables or level-0 files: its
+     * flushes or compactions are behind, and letting writes run ahead would grow memory or read cost
+     * without bound. The wait ends when background work catches up (it signals {@link Db#progress}).
+     */
+    private void awaitRoom(int[] treeIds) {
+        long start = 0;
+        try {
+            for (int id : treeIds) {
+                Tree tree = db.trees[id];
+                while (isFull(tree)) {
+                    if (start == 0) {
+                        start = System.nanoTime();
+                    }
+                    db.checkWritable();
+                    background.scheduleFlush(tree);
+                    background.scheduleCompaction(tree);
+                    synchronized (db.progress) {
+                        if (isFull(tree) && db.backgroundError() == null && !db.closed) {
+                            db.progress.wait(100); // re-check periodically as well as on each signal
+                        }
+                    }
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new StorageIOException("interrupted while waiting for compaction to catch up", e);
+        } finally {
+            if (start != 0) {
+                db.stallNanos.add(System.nanoTime() - start);
+            }
+        }
+    }
+
+    private boolean isFull(Tree tree) {
+        if (tree.immutableCount() >= MAX_IMMUTABLES) {
+            return true;
+        }
+        return db.versions.l0Files(tree.id) >= db.options.l0StopWritesTrigger();
+    }
+}

@@ -1,0 +1,210 @@
+package dev.lacuna.manifest;
+
+import dev.lacuna.CorruptionException;
+import dev.lacuna.vfs.Vfs;
+import dev.lacuna.vfs.VfsFile;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.zip.CRC32C;
+
+/**
+ * The manifest: an append-only file of {@link VersionEdit}s, and the {@code CURRENT} file naming the
+ * manifest in use. Every edit is fsynced before {@link #append} returns, so the engine may act on it
+ * (delete the files it removed) afterwards. A new manifest starts with a snapshot of the whole state and
+ * becomes current by write-temp → fsync → rename → fsync(directory), so a crash at any point leaves
+ * either the old or the new manifest current, both complete. Layout in FORMAT.md beside this class.
+ *
+ * <p>Not thread-safe: the engine serialises edits.
+ */
+public final class Manifest implements AutoCloseable {
+    static final long MAGIC = 0x464D414E5543414CL; // "LACUNAMF" read as little-endian
+    static final int VERSION = 1;
+    static final int HEADER_SIZE = 16;
+    static final int RECORD_HEADER_SIZE = 8;
+    /** Bound on one edit, so a damaged length cannot ask for an absurd allocation. */
+    static final int MAX_EDIT = 256 << 20;
+    /** Name of the file that names the current manifest. */
+    public static final String CURRENT = "CURRENT";
+
+    private final long number;
+    private final VfsFile file;
+    private long size;
+
+    private Manifest(long number, VfsFile file, long size) {
+        this.number = number;
+        this.file = file;
+        this.size = size;
+    }
+
+    /** File name of manifest {@code number}. */
+    public static String fileName(long number) {
+        return String.format("MANIFEST-%06d", number);
+    }
+
+    /**
+     * Reads the current manifest of {@code dir}.
+     *
+     * @return its edits in order, or null if the directory has no {@code CURRENT} (a new store)
+     * @throws CorruptionException if {@code CURRENT} or the manifest is damaged
+     */
+    public static List<VersionEdit> readCurrent(Vfs vfs, Path dir) throws IOException {
+        Path currentPath = dir.resolve(CURRENT);
+        if (!vfs.exists(currentPath)) {
+            return null;
+        }
+        String name;
+        try (VfsFile current = vfs.openReadOnly(currentPath)) {
+            int n = (int) Math.min(current.size(), 64);
+            byte[] b = new byte[n];
+            current.readFully(0, b, 0, n);
+            name = new String(b, StandardCharsets.UTF_8);
+        }
+        if (!name.endsWith("\n") || !name.startsWith("MANIFEST-")) {
+            throw new CorruptionException(currentPath.toString(), 0, "CURRENT does not name a manifest: " + name.strip());
+        }
+        Path manifestPath = dir.resolve(name.substring(0, name.length() - 1));
+        try (VfsFile f = vfs.openReadOnly(manifestPath)) {
+            return readEdits(f);
+        } catch (NoSuchFileException e) {
+            throw new CorruptionException(manifestPath.toString(), 0, "the manifest named by CURRENT is missing");
+        }
+    }
+
+    /** Reads every edit of one manifest file. A trailing edit cut short by a crash is ignored. */
+    static List<VersionEdit> readEdits(VfsFile f) throws IOException {
+        long size = f.size();
+        if (size < HEADER_SIZE) {
+            throw new CorruptionException(f.name(), 0, "manifest shorter than its header");
+        }
+        byte[] header = new byte[HEADER_SIZE];
+        f.readFully(0, header, 0, HEADER_SIZE);
+        ByteBuffer h = ByteBuffer.wrap(header).order(ByteOrder.LITTLE_ENDIAN);
+        if (h.getLong(0) != MAGIC) {
+            throw new CorruptionException(f.name(), 0, "manifest: bad magic number");
+        }
+        if (h.getInt(12) != crc(header, 0, 12)) {
+            throw new CorruptionException(f.name(), 12, "manifest: header checksum mismatch");
+        }
+        if (h.getInt(8) != VERSION) {
+            throw new CorruptionException(f.name(), 8, "manifest: unsupported format version " + h.getInt(8));
+        }
+        List<VersionEdit> edits = new ArrayList<>();
+        long pos = HEADER_SIZE;
+        byte[] rh = new byte[RECORD_HEADER_SIZE];
+        while (pos < size) {
+            if (pos + RECORD_HEADER_SIZE > size) {
+                break; // torn: the last edit's header was cut short, so it was never acknowledged
+            }
+            f.readFully(pos, rh, 0, RECORD_HEADER_SIZE);
+            ByteBuffer r = ByteBuffer.wrap(rh).order(ByteOrder.LITTLE_ENDIAN);
+            long length = Integer.toUnsignedLong(r.getInt(0));
+            if (pos + RECORD_HEADER_SIZE + length > size) {
+                break; // torn: the last edit was cut short
+            }
+            if (length > MAX_EDIT) {
+                throw new CorruptionException(f.name(), pos, "manifest: edit length " + length + " out of range");
+            }
+            byte[] payload = new byte[(int) length];
+            f.readFully(pos + RECORD_HEADER_SIZE, payload, 0, payload.length);
+            CRC32C crc = new CRC32C();
+            crc.update(rh, 0, 4);
+            crc.update(payload);
+            if ((int) crc.getValue() != r.getInt(4)) {
+                throw new CorruptionException(f.name(), pos, "manifest: edit checksum mismatch");
+            }
+            edits.add(VersionEdit.decode(payload, f.name(), pos));
+            pos += RECORD_HEADER_SIZE + length;
+        }
+        if (edits.isEmpty()) {
+            throw new CorruptionException(f.name(), HEADER_SIZE, "manifest holds no snapshot");
+        }
+        return edits;
+    }
+
+    /**
+     * Writes manifest {@code number} holding {@code snapshot}, fsyncs it and makes it current. The caller
+     * deletes the previous manifest afterwards.
+     */
+    public static Manifest create(Vfs vfs, Path dir, long number, VersionEdit snapshot) throws IOException {
+        Path path = dir.resolve(fileName(number));
+        if (vfs.exists(path)) {
+            vfs.delete(path); // left by a crash before it became current
+        }
+        VfsFile file = vfs.create(path);
+        try {
+            byte[] header = new byte[HEADER_SIZE];
+            ByteBuffer h = ByteBuffer.wrap(header).order(ByteOrder.LITTLE_ENDIAN);
+            h.putLong(0, MAGIC).putInt(8, VERSION).putInt(12, crc(header, 0, 12));
+            file.write(0, header, 0, HEADER_SIZE);
+            Manifest manifest = new Manifest(number, file, HEADER_SIZE);
+            manifest.append(snapshot);
+            setCurrent(vfs, dir, fileName(number));
+            return manifest;
+        } catch (IOException | RuntimeException e) {
+            try {
+                file.close();
+            } catch (IOException suppressed) {
+                e.addSuppressed(suppressed);
+            }
+            throw e;
+        }
+    }
+
+    private static void setCurrent(Vfs vfs, Path dir, String manifestName) throws IOException {
+        Path tmp = dir.resolve(CURRENT + ".tmp");
+        if (vfs.exists(tmp)) {
+            vfs.delete(tmp);
+        }
+        byte[] content = (manifestName + "\n").getBytes(StandardCharsets.UTF_8);
+        try (VfsFile f = vfs.create(tmp)) {
+            f.write(0, content, 0, content.length);
+            f.force();
+        }
+        vfs.rename(tmp, dir.resolve(CURRENT));
+        vfs.syncDirectory(dir);
+    }
+
+    /** Appends one edit and fsyncs it. */
+    public void append(VersionEdit edit) throws IOException {
+        byte[] payload = edit.encode();
+        byte[] record = new byte[RECORD_HEADER_SIZE + payload.length];
+        ByteBuffer r = ByteBuffer.wrap(record).order(ByteOrder.LITTLE_ENDIAN);
+        r.putInt(0, payload.length);
+        System.arraycopy(payload, 0, record, RECORD_HEADER_SIZE, payload.length);
+        CRC32C crc = new CRC32C();
+        crc.update(record, 0, 4);
+        crc.update(payload);
+        r.putInt(4, (int) crc.getValue());
+        file.write(size, record, 0, record.length);
+        file.force();
+        size += record.length;
+    }
+
+    /** This manifest's number. */
+    public long number() {
+        return number;
+    }
+
+    /** Bytes written so far; the engine starts a new manifest once this grows past a bound. */
+    public long size() {
+        return size;
+    }
+
+    /** Closes the file. */
+    @Override
+    public void close() throws IOException {
+        file.close();
+    }
+
+    private static int crc(byte[] b, int off, int len) {
+        CRC32C crc = new CRC32C();
+        crc.update(b, off, len);
+        return (int) crc.getValue();
+    }
+}

@@ -1,0 +1,245 @@
+package dev.lacuna.manifest;
+
+import java.io.ByteArrayOutputStream;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * One change to the engine's persistent state, appended to the manifest: files added to and removed
+ * from the LSM trees, and the counters and log positions that must survive a restart. An edit is applied
+ * whole or not at all. A snapshot of the whole state is itself an edit (the first one of every manifest).
+ *
+ * <p>A tree is one partition of one keyspace: an LSM tree of its own, numbered densely from 0. Not
+ * thread-safe; built by one thread, then handed over.
+ */
+public final class VersionEdit {
+    /** A file added to {@code level} of {@code tree}. */
+    public record AddedFile(int tree, int level, FileMeta file) {
+    }
+
+    /** A file removed from {@code level} of {@code tree}. */
+    public record DeletedFile(int tree, int level, long number) {
+    }
+
+    private static final int TAG_NEXT_FILE_NUMBER = 1;
+    private static final int TAG_LAST_SEQUENCE = 2;
+    private static final int TAG_WAL_START_LSN = 3;
+    private static final int TAG_CHECKPOINT = 4;
+    private static final int TAG_REMOVE_CHECKPOINT = 5;
+    private static final int TAG_TREE_COUNT = 6;
+    private static final int TAG_FLUSHED_LSN = 7;
+    private static final int TAG_ADD_FILE = 8;
+    private static final int TAG_DELETE_FILE = 9;
+    /** Bounds applied while decoding, so damaged input cannot ask for absurd structures. */
+    static final int MAX_TREES = 1 << 20;
+    static final int MAX_LEVELS = 16;
+
+    private Long nextFileNumber;
+    private Long lastSequence;
+    private Long walStartLsn;
+    private Integer treeCount;
+    private final Map<String, Long> checkpoints = new LinkedHashMap<>();
+    private final Set<String> removedCheckpoints = new LinkedHashSet<>();
+    private final Map<Integer, Long> flushedLsns = new LinkedHashMap<>();
+    private final List<AddedFile> added = new ArrayList<>();
+    private final List<DeletedFile> deleted = new ArrayList<>();
+
+    /** Records the next unused file number. */
+    public VersionEdit nextFileNumber(long n) {
+        nextFileNumber = n;
+        return this;
+    }
+
+    /** Records the last sequence number used. */
+    public VersionEdit lastSequence(long s) {
+        lastSequence = s;
+        return this;
+    }
+
+    /** Records that log records below {@code lsn} are no longer needed for recovery. */
+    public VersionEdit walStartLsn(long lsn) {
+        walStartLsn = lsn;
+        return this;
+    }
+
+    /** Records the number of trees (set when the store is created). */
+    public VersionEdit treeCount(int n) {
+        treeCount = n;
+        return this;
+    }
+
+    /** Records log consumer {@code name}'s durable checkpoint. */
+    public VersionEdit checkpoint(String name, long lsn) {
+        checkpoints.put(name, lsn);
+        removedCheckpoints.remove(name);
+        return this;
+    }
+
+    /** Forgets log consumer {@code name}. */
+    public VersionEdit removeCheckpoint(String name) {
+        checkpoints.remove(name);
+        removedCheckpoints.add(name);
+        return this;
+    }
+
+    /** Records that {@code tree}'s tables hold every write up to {@code lsn}. */
+    public VersionEdit flushedLsn(int tree, long lsn) {
+        flushedLsns.put(tree, lsn);
+        return this;
+    }
+
+    /** Adds a file. */
+    public VersionEdit addFile(int tree, int level, FileMeta file) {
+        added.add(new AddedFile(tree, level, file));
+        return this;
+    }
+
+    /** Removes a file. */
+    public VersionEdit deleteFile(int tree, int level, long number) {
+        deleted.add(new DeletedFile(tree, level, number));
+        return this;
+    }
+
+    public Long nextFileNumber() {
+        return nextFileNumber;
+    }
+
+    public Long lastSequence() {
+        return lastSequence;
+    }
+
+    public Long walStartLsn() {
+        return walStartLsn;
+    }
+
+    public Integer treeCount() {
+        return treeCount;
+    }
+
+    public Map<String, Long> checkpoints() {
+        return checkpoints;
+    }
+
+    public Set<String> removedCheckpoints() {
+        return removedCheckpoints;
+    }
+
+    public Map<Integer, Long> flushedLsns() {
+        return flushedLsns;
+    }
+
+    public List<AddedFile> addedFiles() {
+        return added;
+    }
+
+    public List<DeletedFile> deletedFiles() {
+        return deleted;
+    }
+
+    /** Encodes the edit as tagged fields (see FORMAT.md). */
+    public byte[] encode() {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        if (treeCount != null) {
+            Varints.put(out, TAG_TREE_COUNT);
+            Varints.put(out, treeCount);
+        }
+        if (nextFileNumber != null) {
+            Varints.put(out, TAG_NEXT_FILE_NUMBER);
+            Varints.put(out, nextFileNumber);
+        }
+        if (lastSequence != null) {
+            Varints.put(out, TAG_LAST_SEQUENCE);
+            Varints.put(out, lastSequence);
+        }
+        if (walStartLsn != null) {
+            Varints.put(out, TAG_WAL_START_LSN);
+            Varints.put(out, walStartLsn);
+        }
+        for (Map.Entry<String, Long> e : checkpoints.entrySet()) {
+            Varints.put(out, TAG_CHECKPOINT);
+            Varints.putString(out, e.getKey());
+            Varints.put(out, e.getValue());
+        }
+        for (String name : removedCheckpoints) {
+            Varints.put(out, TAG_REMOVE_CHECKPOINT);
+            Varints.putString(out, name);
+        }
+        for (Map.Entry<Integer, Long> e : flushedLsns.entrySet()) {
+            Varints.put(out, TAG_FLUSHED_LSN);
+            Varints.put(out, e.getKey());
+            Varints.put(out, e.getValue());
+        }
+        for (DeletedFile d : deleted) {
+            Varints.put(out, TAG_DELETE_FILE);
+            Varints.put(out, d.tree());
+            Varints.put(out, d.level());
+            Varints.put(out, d.number());
+        }
+        for (AddedFile a : added) {
+            FileMeta f = a.file();
+            Varints.put(out, TAG_ADD_FILE);
+            Varints.put(out, a.tree());
+            Varints.put(out, a.level());
+            Varints.put(out, f.number());
+            Varints.put(out, f.size());
+            Varints.putBytes(out, f.smallest());
+            Varints.putBytes(out, f.largest());
+            Varints.put(out, f.minSequence());
+            Varints.put(out, f.maxSequence());
+            Varints.put(out, f.entries());
+            Varints.put(out, f.deletions());
+            Varints.put(out, f.oldestTombstoneTime());
+        }
+        return out.toByteArray();
+    }
+
+    /**
+     * Decodes an edit.
+     *
+     * @param file   the manifest's name, for errors
+     * @param offset where the edit starts in the manifest, for errors
+     * @throws dev.lacuna.CorruptionException if the bytes are not a valid edit
+     */
+    public static VersionEdit decode(byte[] bytes, String file, long offset) {
+        EditReader in = new EditReader(bytes, file, offset);
+        VersionEdit edit = new VersionEdit();
+        while (in.hasMore()) {
+            int tag = in.smallInt(Integer.MAX_VALUE);
+            switch (tag) {
+                case TAG_TREE_COUNT -> edit.treeCount(in.smallInt(MAX_TREES));
+                case TAG_NEXT_FILE_NUMBER -> edit.nextFileNumber(in.varint());
+                case TAG_LAST_SEQUENCE -> edit.lastSequence(in.varint());
+                case TAG_WAL_START_LSN -> edit.walStartLsn(in.varint());
+                case TAG_CHECKPOINT -> edit.checkpoint(in.string(), in.varint());
+                case TAG_REMOVE_CHECKPOINT -> edit.removeCheckpoint(in.string());
+                case TAG_FLUSHED_LSN -> edit.flushedLsn(in.smallInt(MAX_TREES), in.varint());
+                case TAG_DELETE_FILE -> edit.deleteFile(in.smallInt(MAX_TREES), in.smallInt(MAX_LEVELS), in.varint());
+                case TAG_ADD_FILE -> {
+                    int tree = in.smallInt(MAX_TREES);
+                    int level = in.smallInt(MAX_LEVELS);
+                    long number = in.varint();
+                    long size = in.varint();
+                    byte[] smallest = in.bytes();
+                    byte[] largest = in.bytes();
+                    long minSeq = in.varint();
+                    long maxSeq = in.varint();
+                    long entries = in.varint();
+                    long deletions = in.varint();
+                    long oldestTombstone = in.varint();
+                    try {
+                        edit.addFile(tree, level, new FileMeta(number, size, smallest, largest, minSeq, maxSeq,
+                                entries, deletions, oldestTombstone));
+                    } catch (IllegalArgumentException e) {
+                        throw in.corrupt(e.getMessage());
+                    }
+                }
+                default -> throw in.corrupt("unknown field tag " + tag);
+            }
+        }
+        return edit;
+    }
+}

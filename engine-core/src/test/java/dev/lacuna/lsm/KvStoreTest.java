@@ -1,0 +1,145 @@
+package dev.lacuna.lsm;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.lacuna.DatabaseClosedException;
+import dev.lacuna.Durability;
+import dev.lacuna.StorageIOException;
+import dev.lacuna.sstable.TableOptions;
+import dev.lacuna.vfs.MemVfs;
+import dev.lacuna.vfs.NioVfs;
+import dev.lacuna.wal.WalOptions;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class KvStoreTest {
+    static final Path DIR = Path.of("/db");
+
+    static byte[] b(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    static String s(byte[] b) {
+        return b == null ? null : new String(b, StandardCharsets.UTF_8);
+    }
+
+    static KvOptions small(MemVfs vfs, int partitions) {
+        return KvOptions.builder().vfs(vfs).partitions(partitions).memtableBytes(4096).memoryBudget(64 * 1024)
+                .table(TableOptions.defaults().withBlockSize(256)).levelBaseBytes(16 * 1024).targetFileBytes(4096)
+                .wal(WalOptions.defaults().withSegmentSize(64 * 1024).withPreallocate(4096))
+                .durability(Durability.NONE).build();
+    }
+
+    static List<String> keys(KvCursor c) {
+        List<String> out = new ArrayList<>();
+        try (c) {
+            for (; c.valid(); c.next()) {
+                out.add(s(c.key()) + "=" + s(c.value()));
+            }
+        }
+        return out;
+    }
+
+    @Test
+    void shouldPutGetDeleteAndScanBothWays() {
+        try (KvStore kv = KvStore.open(DIR, small(new MemVfs(), 4))) {
+            kv.put(b("b"), b("2"));
+            kv.put(b("a"), b("1"));
+            kv.put(b("c"), b("3"));
+            kv.put(b("b"), b("22"));
+            kv.delete(b("c"));
+            assertThat(s(kv.get(b("b")))).isEqualTo("22");
+            assertThat(kv.get(b("c"))).isNull();
+            assertThat(keys(kv.scan(null, null, false, null))).containsExactly("a=1", "b=22");
+            assertThat(keys(kv.scan(null, null, true, null))).containsExactly("b=22", "a=1");
+            assertThat(keys(kv.scan(b("b"), null, false, null))).containsExactly("b=22");
+            assertThat(keys(kv.scan(null, b("b"), true, null))).containsExactly("a=1");
+        }
+    }
+
+    @Test
+    void shouldKeepDataAcrossFlushCompactionAndReopen() {
+        MemVfs vfs = new MemVfs();
+        KvOptions options = small(vfs, 2);
+        try (KvStore kv = KvStore.open(DIR, options)) {
+            for (int i = 0; i < 3000; i++) {
+                kv.put(b(String.format("k%05d", i)), b("v" + i));
+            }
+            for (int i = 0; i < 3000; i += 3) {
+                kv.delete(b(String.format("k%05d", i)));
+            }
+            kv.flush();
+            kv.compactRange(null, null);
+            KvStats stats = kv.stats();
+            assertThat(stats.flushes()).isGreaterThan(0);
+            assertThat(stats.deletionsInFiles()).isZero();
+        }
+        try (KvStore kv = KvStore.open(DIR, options)) {
+            assertThat(s(kv.get(b("k00001")))).isEqualTo("v1");
+            assertThat(kv.get(b("k00003"))).isNull();
+            assertThat(keys(kv.scan(null, null, false, null))).hasSize(2000);
+            assertThat(keys(kv.scan(null, null, true, null))).hasSize(2000).first().isEqualTo("k02999=v2999");
+        }
+    }
+
+    @Test
+    void shouldReplayTheLogAfterACrash() {
+        MemVfs vfs = new MemVfs();
+        KvOptions options = small(vfs, 4).toBuilder().durability(Durability.SYNC).build();
+        KvStore kv = KvStore.open(DIR, options);
+        for (int i = 0; i < 500; i++) {
+            kv.put(b("key" + i), b("value" + i));
+        }
+        MemVfs crashed = vfs.crashClone();
+        kv.close();
+        try (KvStore recovered = KvStore.open(DIR, options.toBuilder().vfs(crashed).build())) {
+            for (int i = 0; i < 500; i++) {
+                assertThat(s(recovered.get(b("key" + i)))).isEqualTo("value" + i);
+            }
+        }
+    }
+
+    @Test
+    void shouldReadASnapshotWhileTheStoreMovesOn() {
+        try (KvStore kv = KvStore.open(DIR, small(new MemVfs(), 1))) {
+            kv.put(b("x"), b("old"));
+            try (KvSnapshot snap = kv.snapshot()) {
+                kv.put(b("x"), b("new"));
+                kv.put(b("y"), b("only-new"));
+                kv.flush();
+                kv.compactRange(null, null);
+                assertThat(s(kv.get(b("x"), snap))).isEqualTo("old");
+                assertThat(kv.get(b("y"), snap)).isNull();
+                assertThat(keys(kv.scan(null, null, false, snap))).containsExactly("x=old");
+            }
+            assertThat(s(kv.get(b("x")))).isEqualTo("new");
+        }
+    }
+
+    @Test
+    void shouldRefuseASecondOpenAndUseAfterClose(@TempDir Path tmp) {
+        KvOptions options = KvOptions.builder().vfs(new NioVfs()).build();
+        KvStore kv = KvStore.open(tmp, options);
+        assertThatThrownBy(() -> KvStore.open(tmp, options)).isInstanceOf(StorageIOException.class)
+                .hasMessageContaining("locked");
+        kv.put(b("a"), b("1"));
+        kv.close();
+        assertThatThrownBy(() -> kv.put(b("a"), b("2"))).isInstanceOf(DatabaseClosedException.class);
+        try (KvStore again = KvStore.open(tmp, options)) {
+            assertThat(s(again.get(b("a")))).isEqualTo("1");
+        }
+    }
+
+    @Test
+    void shouldRefuseAnotherPartitionCount() {
+        MemVfs vfs = new MemVfs();
+        KvStore.open(DIR, small(vfs, 4)).close();
+        assertThatThrownBy(() -> KvStore.open(DIR, small(vfs, 8))).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("4 partitions");
+    }
+}

@@ -82,6 +82,32 @@ final class Background {
         }
     }
 
+    /**
+     * A scan stepped over many dead entries in these partitions: freeze their memtables (a put and its
+     * deletion that meet in one memtable are both dropped by the flush) and look for compactions (files
+     * dense with deletions are compacted first), so the next scan meets a bounded backlog.
+     */
+    void flushForDeadEntries(List<Tree.View> scanned) {
+        if (db.closed || db.backgroundError() != null) {
+            return;
+        }
+        for (Tree.View view : scanned) {
+            Tree tree = db.trees[view.tree()];
+            scheduleCompaction(tree);
+            db.commitLock.lock();
+            try {
+                // A memtable much smaller than the backlog is not where the scan met it: leave it be.
+                if (db.closed || tree.activeEntries() < db.options.deadEntryTrigger() / 2 || !tree.switchMemtable()) {
+                    continue;
+                }
+            } finally {
+                db.commitLock.unlock();
+            }
+            db.scanTriggeredFlushes.increment();
+            scheduleFlush(tree);
+        }
+    }
+
     private void submit(Runnable job) {
         try {
             executor.execute(job);

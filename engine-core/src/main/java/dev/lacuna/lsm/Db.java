@@ -52,6 +52,7 @@ final class Db {
     final LongAdder droppedDeletions = new LongAdder();
     final LongAdder stallNanos = new LongAdder();
     final LongAdder deletedFiles = new LongAdder();
+    final LongAdder scanTriggeredFlushes = new LongAdder();
 
     Db(KvOptions options, Path dir, TableCache tables) {
         this.options = options;

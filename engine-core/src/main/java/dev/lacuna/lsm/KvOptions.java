@@ -33,12 +33,18 @@ import java.util.Objects;
  * @param tombstoneAgeMillis      a file whose oldest deletion is older than this is compacted likewise
  * @param backgroundThreads       threads for flushes and compactions
  * @param clock                   time source for tombstone ages
+ * @param deadEntryTrigger        a memtable holding this many puts deleted again in it, or a scan stepping
+ *                                over this many dead entries, gets its partition flushed (a put and its
+ *                                deletion that meet in one memtable never reach a file) and compacted, so
+ *                                the backlog a queue-like range drags stays bounded however long its
+ *                                history
+ * @param maxManifestBytes        the manifest is rewritten as a snapshot once it grows past this
  */
 public record KvOptions(Vfs vfs, int partitions, KeyPrefix keyPrefix, long memtableBytes, long memoryBudget,
                         TableOptions table, long blockCacheBytes, WalOptions wal, Durability durability,
                         int l0CompactionTrigger, int l0StopWritesTrigger, long levelBaseBytes, int levelMultiplier,
                         long targetFileBytes, double tombstoneDensityTrigger, long tombstoneAgeMillis,
-                        int backgroundThreads, Clock clock) {
+                        int backgroundThreads, Clock clock, long deadEntryTrigger, long maxManifestBytes) {
     /** Checks every setting. */
     public KvOptions {
         Objects.requireNonNull(vfs, "vfs");
@@ -55,6 +61,8 @@ public record KvOptions(Vfs vfs, int partitions, KeyPrefix keyPrefix, long memta
         positive("levelBaseBytes", levelBaseBytes);
         positive("targetFileBytes", targetFileBytes);
         positive("tombstoneAgeMillis", tombstoneAgeMillis);
+        positive("deadEntryTrigger", deadEntryTrigger);
+        positive("maxManifestBytes", maxManifestBytes);
         if (blockCacheBytes < 0) {
             throw new IllegalArgumentException("blockCacheBytes must not be negative: " + blockCacheBytes);
         }
@@ -109,6 +117,8 @@ public record KvOptions(Vfs vfs, int partitions, KeyPrefix keyPrefix, long memta
         private long tombstoneAgeMillis = 10 * 60_000L;
         private int backgroundThreads = 2;
         private Clock clock = Clock.systemUTC();
+        private long deadEntryTrigger = 1024;
+        private long maxManifestBytes = 4L << 20;
 
         Builder() {
         }
@@ -132,6 +142,8 @@ public record KvOptions(Vfs vfs, int partitions, KeyPrefix keyPrefix, long memta
             tombstoneAgeMillis = o.tombstoneAgeMillis;
             backgroundThreads = o.backgroundThreads;
             clock = o.clock;
+            deadEntryTrigger = o.deadEntryTrigger;
+            maxManifestBytes = o.maxManifestBytes;
         }
 
         public Builder vfs(Vfs v) { vfs = v; return this; }
@@ -152,12 +164,15 @@ public record KvOptions(Vfs vfs, int partitions, KeyPrefix keyPrefix, long memta
         public Builder tombstoneAgeMillis(long n) { tombstoneAgeMillis = n; return this; }
         public Builder backgroundThreads(int n) { backgroundThreads = n; return this; }
         public Builder clock(Clock c) { clock = c; return this; }
+        public Builder deadEntryTrigger(long n) { deadEntryTrigger = n; return this; }
+        public Builder maxManifestBytes(long n) { maxManifestBytes = n; return this; }
 
         /** Validates and builds. */
         public KvOptions build() {
             return new KvOptions(vfs, partitions, keyPrefix, memtableBytes, memoryBudget, table, blockCacheBytes, wal,
                     durability, l0CompactionTrigger, l0StopWritesTrigger, levelBaseBytes, levelMultiplier,
-                    targetFileBytes, tombstoneDensityTrigger, tombstoneAgeMillis, backgroundThreads, clock);
+                    targetFileBytes, tombstoneDensityTrigger, tombstoneAgeMillis, backgroundThreads, clock,
+                    deadEntryTrigger, maxManifestBytes);
         }
     }
 }

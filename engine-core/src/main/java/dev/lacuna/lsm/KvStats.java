@@ -10,6 +10,7 @@ import dev.lacuna.wal.WalStats;
  * @param deletionsInFiles       deletion entries stored in SSTables (the tombstone backlog)
  * @param memtableBytes          bytes in memtables, active and frozen
  * @param flushes                memtable flushes
+ * @param scanTriggeredFlushes   memtables frozen because a scan stepped over many dead entries
  * @param compactions            compactions that rewrote files
  * @param trivialMoves           files moved down a level without rewriting
  * @param flushBytesWritten      bytes of SSTables written by flushes
@@ -26,7 +27,7 @@ import dev.lacuna.wal.WalStats;
  * @param wal                    write-ahead log counters
  */
 public record KvStats(long[] filesPerLevel, long[] bytesPerLevel, long deletionsInFiles, long memtableBytes,
-                      long flushes, long compactions, long trivialMoves, long flushBytesWritten,
+                      long flushes, long scanTriggeredFlushes, long compactions, long trivialMoves, long flushBytesWritten,
                       long compactionBytesRead, long compactionBytesWritten, long userBytesWritten,
                       long droppedEntries, long droppedDeletions, long stallMillis, long deletedFiles,
                       long blockCacheHits, long blockCacheMisses, int liveSnapshots, WalStats wal) {

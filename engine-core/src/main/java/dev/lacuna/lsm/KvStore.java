@@ -44,7 +44,7 @@ public final class KvStore implements AutoCloseable {
         this.compactor = new Compactor(db);
         background.setCompactor(compactor);
         this.writes = new WritePath(db, background);
-        this.reads = new ReadPath(db);
+        this.reads = new ReadPath(db, background);
     }
 
     /**
@@ -65,7 +65,8 @@ public final class KvStore implements AutoCloseable {
             lock = options.vfs().lock(dir.resolve(LOCK_FILE));
             db = new Db(options, dir, new TableCache(options.vfs(), dir, new BlockCache(options.blockCacheBytes())));
             Db d = db;
-            db.versions = VersionSet.open(options.vfs(), dir, options.partitions(), d::deleteObsoleteFile);
+            db.versions = VersionSet.open(options.vfs(), dir, options.partitions(), options.maxManifestBytes(),
+                    d::deleteObsoleteFile);
             deleteUnreferencedTables(db);
             db.trees = new Tree[options.partitions()];
             for (int i = 0; i < db.trees.length; i++) {
@@ -317,7 +318,7 @@ public final class KvStore implements AutoCloseable {
             }
         }
         BlockCache cache = db.tables.blockCache();
-        return new KvStats(files, bytes, deletions, db.memoryUsed.get(), db.flushes.sum(), db.compactions.sum(),
+        return new KvStats(files, bytes, deletions, db.memoryUsed.get(), db.flushes.sum(), db.scanTriggeredFlushes.sum(), db.compactions.sum(),
                 db.trivialMoves.sum(), db.flushBytes.sum(), db.compactionBytesRead.sum(),
                 db.compactionBytesWritten.sum(), db.userBytes.sum(), db.droppedEntries.sum(),
                 db.droppedDeletions.sum(), db.stallNanos.sum() / 1_000_000, db.deletedFiles.sum(),

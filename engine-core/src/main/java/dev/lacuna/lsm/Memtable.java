@@ -22,10 +22,17 @@ final class Memtable {
     private volatile long minSequence = Long.MAX_VALUE;
     private volatile long maxSequence;
     private volatile boolean frozen;
+    private int deadPairs; // deletions that found a put of their key in this memtable; under the commit lock
 
     /** Adds an entry. The caller serialises adds (the commit lock) and never adds to a frozen memtable. */
     void add(byte[] userKey, long sequence, int kind, byte[] value) {
         assert !frozen;
+        if (kind != InternalKey.KIND_PUT) {
+            byte[][] newest = get(userKey, InternalKey.MAX_SEQUENCE);
+            if (newest != null && !InternalKey.isDeletion(newest[0])) {
+                deadPairs++;
+            }
+        }
         entries.put(InternalKey.encode(userKey, sequence, kind), value);
         bytes.addAndGet(userKey.length + InternalKey.TRAILER_SIZE + value.length + ENTRY_OVERHEAD);
         if (sequence < minSequence) {
@@ -47,6 +54,11 @@ final class Memtable {
             return null;
         }
         return new byte[][] {e.getKey(), e.getValue()};
+    }
+
+    /** Deletions that found a put of their key here: entries a scan would step over until a flush drops them. */
+    int deadPairs() {
+        return deadPairs;
     }
 
     /** Approximate memory used. */

@@ -12,9 +12,11 @@ import java.util.List;
  */
 final class ReadPath {
     private final Db db;
+    private final Background background;
 
-    ReadPath(Db db) {
+    ReadPath(Db db, Background background) {
         this.db = db;
+        this.background = background;
     }
 
     /** The value of {@code key} at {@code snapshot}, or null. */
@@ -103,8 +105,14 @@ final class ReadPath {
             views.forEach(Tree.View::close);
             throw e;
         }
-        return new UserIterator(new MergingIterator(children), snapshot, lower, upper, reverse,
-                () -> views.forEach(Tree.View::close));
+        UserIterator[] self = new UserIterator[1];
+        self[0] = new UserIterator(new MergingIterator(children), snapshot, lower, upper, reverse, () -> {
+            views.forEach(Tree.View::close);
+            if (self[0].skipped() >= db.options.deadEntryTrigger()) {
+                background.flushForDeadEntries(views);
+            }
+        });
+        return self[0];
     }
 
     private void addTree(Tree tree, byte[] lower, byte[] upper, byte[] prefix, List<Tree.View> views,

@@ -13,11 +13,12 @@ final class Tree {
     /**
      * What a reader reads: memtables and the referenced version. Closing releases the version.
      *
+     * @param tree       the tree's id
      * @param mem        the active memtable (may receive newer writes; readers filter by sequence)
      * @param immutables frozen memtables, newest first
      * @param version    the tree's SSTables, referenced
      */
-    record View(Memtable mem, List<Memtable> immutables, Version version) implements AutoCloseable {
+    record View(int tree, Memtable mem, List<Memtable> immutables, Version version) implements AutoCloseable {
         @Override
         public void close() {
             version.unref();
@@ -39,7 +40,7 @@ final class Tree {
     }
 
     synchronized View view(VersionSet versions) {
-        return new View(mem, immutables, versions.acquire(id));
+        return new View(id, mem, immutables, versions.acquire(id));
     }
 
     /** The active memtable; the caller holds the commit lock, so it is not switched meanwhile. */
@@ -59,6 +60,16 @@ final class Tree {
         immutables = List.copyOf(next);
         mem = new Memtable();
         return true;
+    }
+
+    /** Puts deleted again in the active memtable. */
+    synchronized int activeDeadPairs() {
+        return mem.deadPairs();
+    }
+
+    /** Entries in the active memtable. */
+    synchronized int activeEntries() {
+        return mem.size();
     }
 
     synchronized int immutableCount() {

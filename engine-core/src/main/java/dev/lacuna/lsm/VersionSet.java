@@ -26,8 +26,6 @@ import java.util.function.LongConsumer;
  * obsolete, so they can be deleted. Thread-safe (edits are serialised on this object).
  */
 final class VersionSet implements AutoCloseable {
-    /** A manifest is rewritten as a snapshot once it grows past this. */
-    static final long MAX_MANIFEST_BYTES = 4L << 20;
 
     private static final Comparator<FileMeta> BY_NEWEST = Comparator.comparingLong(FileMeta::maxSequence).reversed();
     private static final Comparator<FileMeta> BY_KEY = (a, b) -> InternalKey.compare(a.smallest(), b.smallest());
@@ -46,9 +44,11 @@ final class VersionSet implements AutoCloseable {
     private long lastSequence;
     private long walStartLsn;
     private Manifest manifest;
+    private final long maxManifestBytes;
 
-    private VersionSet(Vfs vfs, Path dir, int treeCount, LongConsumer obsoleteFile) {
+    private VersionSet(Vfs vfs, Path dir, int treeCount, long maxManifestBytes, LongConsumer obsoleteFile) {
         this.vfs = vfs;
+        this.maxManifestBytes = maxManifestBytes;
         this.dir = dir;
         this.treeCount = treeCount;
         this.obsoleteFile = obsoleteFile;
@@ -68,12 +68,13 @@ final class VersionSet implements AutoCloseable {
      *
      * @param obsoleteFile called with the number of each file no live version holds any more
      */
-    static VersionSet open(Vfs vfs, Path dir, int treeCount, LongConsumer obsoleteFile) throws IOException {
+    static VersionSet open(Vfs vfs, Path dir, int treeCount, long maxManifestBytes, LongConsumer obsoleteFile)
+            throws IOException {
         List<VersionEdit> edits = Manifest.readCurrent(vfs, dir);
         Path where = dir.resolve(Manifest.CURRENT);
         VersionSet set;
         if (edits == null) {
-            set = new VersionSet(vfs, dir, treeCount, obsoleteFile);
+            set = new VersionSet(vfs, dir, treeCount, maxManifestBytes, obsoleteFile);
         } else {
             Integer stored = edits.get(0).treeCount();
             if (stored == null) {
@@ -83,7 +84,7 @@ final class VersionSet implements AutoCloseable {
                 throw new IllegalArgumentException("the store in " + dir + " was created with " + stored
                         + " partitions; it cannot be opened with " + treeCount);
             }
-            set = new VersionSet(vfs, dir, treeCount, obsoleteFile);
+            set = new VersionSet(vfs, dir, treeCount, maxManifestBytes, obsoleteFile);
             for (VersionEdit edit : edits) {
                 set.apply(edit, where.toString());
             }
@@ -148,7 +149,7 @@ final class VersionSet implements AutoCloseable {
     synchronized void logAndApply(VersionEdit edit, long lastSequenceNow) throws IOException {
         lastSequence = Math.max(lastSequence, lastSequenceNow);
         edit.nextFileNumber(nextFileNumber).lastSequence(lastSequence);
-        if (manifest.size() > MAX_MANIFEST_BYTES) {
+        if (manifest.size() > maxManifestBytes) {
             apply(edit, Manifest.fileName(manifest.number()));
             rotateManifest(); // the new manifest's snapshot carries the edit
         } else {

@@ -55,7 +55,8 @@ final class WritePath {
             long total = db.memoryUsed.addAndGet(added);
             for (int id : treeIds) {
                 Tree tree = db.trees[id];
-                if (tree.activeBytes() >= db.options.memtableBytes() && tree.switchMemtable()) {
+                if ((tree.activeBytes() >= db.options.memtableBytes()
+                        || tree.activeDeadPairs() >= db.options.deadEntryTrigger()) && tree.switchMemtable()) {
                     background.scheduleFlush(tree);
                 }
             }

@@ -136,6 +136,40 @@ class KvStoreTest {
     }
 
     @Test
+    void shouldStopEveryBackgroundThreadOnClose() {
+        MemVfs vfs = new MemVfs();
+        KvStore kv = KvStore.open(DIR, small(vfs, 4));
+        for (int i = 0; i < 5000; i++) {
+            kv.put(b("key" + i), b("value" + i)); // tiny memtables: flushes and compactions run
+        }
+        kv.write(new WriteBatch().put(b("late"), b("x")), Durability.batched(java.time.Duration.ofSeconds(1)));
+        assertThat(kv.stats().flushes()).isGreaterThan(0);
+        kv.close();
+        assertThat(Thread.getAllStackTraces().keySet())
+                .noneMatch(t -> t.isAlive() && t.getName().startsWith("lacuna-"));
+    }
+
+    @Test
+    void shouldCountDeadEntriesAScanStepsOver() {
+        try (KvStore kv = KvStore.open(DIR, small(new MemVfs(), 1))) {
+            kv.put(b("a1"), b("x"));
+            kv.put(b("a2"), b("x"));
+            kv.put(b("a2"), b("y"));
+            kv.delete(b("a1"));
+            kv.put(b("a3"), b("z"));
+            KvCursor c = kv.scan(b("a"), b("b"), false, null);
+            List<String> seen = new ArrayList<>();
+            for (; c.valid(); c.next()) {
+                seen.add(s(c.key()));
+            }
+            // a1: put and delete; a2: an older version
+            assertThat(seen).containsExactly("a2", "a3");
+            assertThat(c.deadEntriesSkipped()).isEqualTo(3);
+            c.close();
+        }
+    }
+
+    @Test
     void shouldRefuseAnotherPartitionCount() {
         MemVfs vfs = new MemVfs();
         KvStore.open(DIR, small(vfs, 4)).close();

@@ -4,6 +4,9 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -15,6 +18,9 @@ import java.util.stream.Collectors;
  * table row per benchmark (threads, params, mean score ± 99.9% error, median, min – max of the iterations,
  * unit) and, when the file holds {@code WalAppendBenchmark} results, the ratios its goals are judged by —
  * always between figures of the same run, since shared machines are too noisy to compare across runs.
+ * For {@code KvStoreBenchmark} results it adds the Lacuna/RocksDB ratio of every workload and thread
+ * count (methods {@code fillSeq1}/{@code fillSeq2}, ..., {@code seekNext10_1}/{@code seekNext10_2}, paired
+ * by their {@code engine} parameter).
  *
  * <pre>
  * java -cp benchmarks/target/benchmarks.jar dev.lacuna.bench.report.JmhReport wal-append.json
@@ -34,8 +40,8 @@ public final class JmhReport {
      * One benchmark's primary result: mean score and its 99.9% error, and the median, smallest and
      * largest of the measurement iterations.
      */
-    private record Row(String benchmark, int threads, String params, double score, double error,
-                       double median, double min, double max, String unit) {
+    private record Row(String benchmark, int threads, String params, Map<String, String> paramMap, double score,
+                       double error, double median, double min, double max, String unit) {
         /** The method name: the part after the last dot. */
         String method() {
             return benchmark.substring(benchmark.lastIndexOf('.') + 1);
@@ -79,6 +85,9 @@ public final class JmhReport {
         if (rows.stream().anyMatch(r -> r.benchmark().contains(".WalAppendBenchmark."))) {
             out.append('\n').append(walRatios(rows));
         }
+        if (rows.stream().anyMatch(r -> r.benchmark().contains(KV))) {
+            out.append('\n').append(kvRatios(rows));
+        }
         return out.toString();
     }
 
@@ -109,6 +118,84 @@ public final class JmhReport {
         return out.toString();
     }
 
+    private static final String KV = ".KvStoreBenchmark.";
+    /** Goal of every KvStoreBenchmark method at every thread count: Lacuna at least as fast as RocksDB. */
+    private static final double KV_GOAL = 1.0;
+
+    /**
+     * Lacuna/RocksDB ratios of the KvStoreBenchmark, one row per workload, thread count and remaining
+     * parameters (such as {@code keys}): the two engines' medians side by side, the ratio of the medians,
+     * the range pairing extreme iterations, and whether the goal (≥ 1.0×) is met.
+     */
+    private static String kvRatios(List<Row> rows) {
+        record Key(String workload, int threads, String params) {
+        }
+        Map<Key, Row[]> pairs = new LinkedHashMap<>(); // [lacuna, rocksdb]
+        for (Row r : rows) {
+            if (!r.benchmark().contains(KV)) {
+                continue;
+            }
+            String engine = r.paramMap().get("engine");
+            int slot = "lacuna".equals(engine) ? 0 : "rocksdb".equals(engine) ? 1 : -1;
+            if (slot < 0) {
+                continue;
+            }
+            String rest = r.paramMap().entrySet().stream()
+                    .filter(e -> !e.getKey().equals("engine") && !e.getValue().equals("N/A"))
+                    .map(e -> e.getKey() + "=" + e.getValue())
+                    .collect(Collectors.joining(", "));
+            pairs.computeIfAbsent(new Key(kvWorkload(r.method()), r.threads(), rest), k -> new Row[2])[slot] = r;
+        }
+        List<Map.Entry<Key, Row[]>> sorted = new ArrayList<>(pairs.entrySet());
+        sorted.sort(Comparator.comparing((Map.Entry<Key, Row[]> e) -> kvOrder(e.getKey().workload()))
+                .thenComparing(e -> e.getKey().workload())
+                .thenComparing(e -> e.getKey().params())
+                .thenComparingInt(e -> e.getKey().threads()));
+        StringBuilder out = new StringBuilder();
+        String unit = rows.stream().filter(r -> r.benchmark().contains(KV)).findFirst().map(Row::unit).orElse("");
+        out.append("| Workload | Threads | Params | Lacuna (median, " + unit + ") | RocksDB (median, " + unit
+                + ") | Lacuna / RocksDB | Range (extreme iterations) | Goal | Met |\n");
+        out.append("|---|---:|---|---:|---:|---:|---:|---:|---|\n");
+        String goal = String.format(Locale.ROOT, "≥ %.1f×", KV_GOAL);
+        int met = 0;
+        int measured = 0;
+        for (Map.Entry<Key, Row[]> e : sorted) {
+            Key k = e.getKey();
+            Row lacuna = e.getValue()[0];
+            Row rocks = e.getValue()[1];
+            String params = k.params().isEmpty() ? "—" : k.params();
+            if (lacuna == null || rocks == null) {
+                out.append(String.format(Locale.ROOT, "| %s | %d | %s | %s | %s | n/a | | %s | not measured |%n",
+                        k.workload(), k.threads(), params, lacuna == null ? "—" : format(lacuna.median()),
+                        rocks == null ? "—" : format(rocks.median()), goal));
+                continue;
+            }
+            double ratio = lacuna.median() / rocks.median();
+            measured++;
+            met += ratio >= KV_GOAL ? 1 : 0;
+            out.append(String.format(Locale.ROOT, "| %s | %d | %s | %s | %s | %.2f× | %.2f× – %.2f× | %s | %s |%n",
+                    k.workload(), k.threads(), params, format(lacuna.median()), format(rocks.median()), ratio,
+                    lacuna.min() / rocks.max(), lacuna.max() / rocks.min(), goal,
+                    ratio >= KV_GOAL ? "yes" : "**no**"));
+        }
+        out.append(String.format(Locale.ROOT, "%nGoal met in %d of %d workload × thread-count pairs.%n",
+                met, measured));
+        return out.toString();
+    }
+
+    /** The workload of a KvStoreBenchmark method: its name without the thread-count suffix. */
+    static String kvWorkload(String method) {
+        if (method.matches(".*_\\d+")) {
+            return method.substring(0, method.lastIndexOf('_'));
+        }
+        return method.replaceFirst("\\d+$", "");
+    }
+
+    private static int kvOrder(String workload) {
+        int i = List.of("fillSeq", "fillRandom", "overwrite", "readRandom", "seekNext10").indexOf(workload);
+        return i < 0 ? Integer.MAX_VALUE : i;
+    }
+
     private static Optional<Row> find(List<Row> rows, String method) {
         return rows.stream()
                 .filter(r -> r.benchmark().contains(".WalAppendBenchmark.") && r.method().equals(method))
@@ -119,10 +206,14 @@ public final class JmhReport {
         Map<String, Object> primary = asMap(result.get("primaryMetric"));
         Map<String, Object> percentiles = asMap(primary.get("scorePercentiles"));
         Object params = result.get("params");
-        String paramText = params == null ? "—" : asMap(params).entrySet().stream()
+        Map<String, String> paramMap = new LinkedHashMap<>();
+        if (params != null) {
+            asMap(params).forEach((k, v) -> paramMap.put(k, String.valueOf(v)));
+        }
+        String paramText = paramMap.isEmpty() ? "—" : paramMap.entrySet().stream()
                 .map(e -> e.getKey() + "=" + e.getValue())
                 .collect(Collectors.joining(", "));
-        return new Row((String) result.get("benchmark"), (int) number(result.get("threads")), paramText,
+        return new Row((String) result.get("benchmark"), (int) number(result.get("threads")), paramText, paramMap,
                 number(primary.get("score")), number(primary.get("scoreError")),
                 number(percentiles.get("50.0")), number(percentiles.get("0.0")),
                 number(percentiles.get("100.0")), (String) primary.get("scoreUnit"));

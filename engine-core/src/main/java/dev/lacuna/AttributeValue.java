@@ -1,0 +1,334 @@
+package dev.lacuna;
+
+import java.math.BigDecimal;
+import java.math.BigInteger;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+
+/**
+ * A DynamoDB attribute value: one of ten types. Immutable and validated on construction, so an invalid
+ * value (a number with more than 38 significant digits, an empty or duplicated set) cannot exist:
+ * building one throws {@link ValidationException}. Equality follows DynamoDB: numbers compare by value
+ * ({@code 1.0} equals {@code 1}), binaries and sets by content (sets ignore order).
+ */
+public sealed interface AttributeValue {
+    /** The type, with DynamoDB's names (as {@code attribute_type} takes them). */
+    Type type();
+
+    /** The ten attribute types. */
+    enum Type {
+        S, N, B, BOOL, NULL, L, M, SS, NS, BS;
+
+        /** The type named {@code name} as in DynamoDB ({@code "S"}, {@code "BOOL"}, …), or null. */
+        public static Type named(String name) {
+            for (Type t : values()) {
+                if (t.name().equals(name)) {
+                    return t;
+                }
+            }
+            return null;
+        }
+    }
+
+    /** A string; may be empty except in a key. */
+    record S(String value) implements AttributeValue {
+        public S {
+            Objects.requireNonNull(value, "value");
+        }
+
+        @Override
+        public Type type() {
+            return Type.S;
+        }
+    }
+
+    /**
+     * A number: an exact decimal with at most 38 significant digits and a magnitude of 1E-130 to
+     * 9.9999999999999999999999999999999999999E+125 (or zero), as DynamoDB requires. Stored normalised
+     * (trailing zeros stripped), so equal numbers are equal records.
+     */
+    record N(BigDecimal value) implements AttributeValue {
+        private static final BigDecimal MAX = new BigDecimal("9.9999999999999999999999999999999999999E+125");
+        private static final BigDecimal MIN = new BigDecimal("1E-130");
+
+        public N {
+            Objects.requireNonNull(value, "value");
+            value = normalise(value);
+        }
+
+        @Override
+        public Type type() {
+            return Type.N;
+        }
+
+        /** DynamoDB's text form (plain notation when short, scientific otherwise). */
+        @Override
+        public String toString() {
+            return value.toString();
+        }
+
+        static BigDecimal normalise(BigDecimal v) {
+            if (v.signum() == 0) {
+                return BigDecimal.ZERO;
+            }
+            BigDecimal n = v.stripTrailingZeros();
+            if (n.precision() > 38) {
+                throw new ValidationException("number " + v.toPlainString().substring(0, Math.min(60, v.toPlainString().length()))
+                        + " has more than 38 significant digits");
+            }
+            BigDecimal magnitude = n.abs();
+            if (magnitude.compareTo(MAX) > 0) {
+                throw new ValidationException("number " + v + " is larger than 9.9999999999999999999999999999999999999E+125");
+            }
+            if (magnitude.compareTo(MIN) < 0) {
+                throw new ValidationException("number " + v + " is smaller in magnitude than 1E-130");
+            }
+            if (n.scale() < 0) {
+                // Keep the value, but with a non-negative scale when that needs no exponent beyond 38 digits.
+                return n.precision() - n.scale() <= 38 ? n.setScale(0) : n;
+            }
+            return n;
+        }
+    }
+
+    /** Binary; may be empty except in a key. */
+    record B(byte[] value) implements AttributeValue {
+        public B {
+            value = value.clone();
+        }
+
+        @Override
+        public byte[] value() {
+            return value.clone();
+        }
+
+        /** The bytes without copying; the caller must not modify them. */
+        public ByteBuffer buffer() {
+            return ByteBuffer.wrap(value).asReadOnlyBuffer();
+        }
+
+        @Override
+        public Type type() {
+            return Type.B;
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof B b && Arrays.equals(value, b.value);
+        }
+
+        @Override
+        public int hashCode() {
+            return Arrays.hashCode(value);
+        }
+
+        @Override
+        public String toString() {
+            return "B[" + value.length + " bytes]";
+        }
+    }
+
+    /** A boolean. */
+    record Bool(boolean value) implements AttributeValue {
+        @Override
+        public Type type() {
+            return Type.BOOL;
+        }
+    }
+
+    /** The null value. */
+    record Null() implements AttributeValue {
+        @Override
+        public Type type() {
+            return Type.NULL;
+        }
+    }
+
+    /** A list of values of any types. */
+    record L(List<AttributeValue> values) implements AttributeValue {
+        public L {
+            values = List.copyOf(values);
+        }
+
+        @Override
+        public Type type() {
+            return Type.L;
+        }
+    }
+
+    /** A map from attribute names to values; keeps insertion order. */
+    record M(Map<String, AttributeValue> values) implements AttributeValue {
+        public M {
+            for (Map.Entry<String, AttributeValue> e : values.entrySet()) {
+                Objects.requireNonNull(e.getKey(), "map key");
+                Objects.requireNonNull(e.getValue(), "map value");
+            }
+            values = Collections.unmodifiableMap(new LinkedHashMap<>(values));
+        }
+
+        @Override
+        public Type type() {
+            return Type.M;
+        }
+    }
+
+    /** A non-empty set of distinct strings. */
+    record SS(Set<String> values) implements AttributeValue {
+        public SS {
+            values = checkedSet(values, "string set");
+        }
+
+        @Override
+        public Type type() {
+            return Type.SS;
+        }
+    }
+
+    /** A non-empty set of distinct numbers (distinct by value). */
+    record NS(Set<BigDecimal> values) implements AttributeValue {
+        public NS {
+            List<BigDecimal> normalised = new ArrayList<>();
+            for (BigDecimal v : values) {
+                normalised.add(N.normalise(Objects.requireNonNull(v, "number")));
+            }
+            values = checkedSet(normalised, "number set");
+        }
+
+        @Override
+        public Type type() {
+            return Type.NS;
+        }
+    }
+
+    /** A non-empty set of distinct binaries. */
+    record BS(Set<ByteBuffer> values) implements AttributeValue {
+        public BS {
+            List<ByteBuffer> copies = new ArrayList<>();
+            for (ByteBuffer v : values) {
+                ByteBuffer c = ByteBuffer.allocate(v.remaining()).put(v.duplicate());
+                copies.add(c.flip().asReadOnlyBuffer());
+            }
+            values = checkedSet(copies, "binary set");
+        }
+
+        @Override
+        public Type type() {
+            return Type.BS;
+        }
+    }
+
+    private static <T> Set<T> checkedSet(Collection<T> values, String what) {
+        if (values.isEmpty()) {
+            throw new ValidationException("a " + what + " must not be empty");
+        }
+        Set<T> set = new LinkedHashSet<>();
+        for (T v : values) {
+            Objects.requireNonNull(v, what + " element");
+            if (!set.add(v)) {
+                throw new ValidationException("a " + what + " must not hold duplicates: " + v);
+            }
+        }
+        return Collections.unmodifiableSet(set);
+    }
+
+    /** A string value. */
+    static AttributeValue s(String value) {
+        return new S(value);
+    }
+
+    /** A number from DynamoDB's text form ({@code "12"}, {@code "-0.5"}, {@code "1E+10"}). */
+    static AttributeValue n(String value) {
+        try {
+            return new N(new BigDecimal(value));
+        } catch (NumberFormatException e) {
+            throw new ValidationException("not a number: " + value);
+        }
+    }
+
+    /** A number. */
+    static AttributeValue n(long value) {
+        return new N(BigDecimal.valueOf(value));
+    }
+
+    /** A number. */
+    static AttributeValue n(BigDecimal value) {
+        return new N(value);
+    }
+
+    /** A number. */
+    static AttributeValue n(BigInteger value) {
+        return new N(new BigDecimal(value));
+    }
+
+    /** A binary value (copied). */
+    static AttributeValue b(byte[] value) {
+        return new B(value);
+    }
+
+    /** A boolean. */
+    static AttributeValue bool(boolean value) {
+        return new Bool(value);
+    }
+
+    /** The null value. */
+    static AttributeValue nul() {
+        return new Null();
+    }
+
+    /** A list. */
+    static AttributeValue l(AttributeValue... values) {
+        return new L(List.of(values));
+    }
+
+    /** A list. */
+    static AttributeValue l(List<AttributeValue> values) {
+        return new L(values);
+    }
+
+    /** A map. */
+    static AttributeValue m(Map<String, AttributeValue> values) {
+        return new M(values);
+    }
+
+    /** A string set. */
+    static AttributeValue ss(String... values) {
+        Set<String> set = new LinkedHashSet<>(Arrays.asList(values));
+        if (set.size() != values.length) {
+            throw new ValidationException("a string set must not hold duplicates");
+        }
+        return new SS(set);
+    }
+
+    /** A number set from DynamoDB's text forms. */
+    static AttributeValue ns(String... values) {
+        List<BigDecimal> numbers = new ArrayList<>();
+        for (String v : values) {
+            numbers.add(((N) n(v)).value());
+        }
+        Set<BigDecimal> set = new LinkedHashSet<>(numbers);
+        if (set.size() != numbers.size()) {
+            throw new ValidationException("a number set must not hold duplicates");
+        }
+        return new NS(set);
+    }
+
+    /** A binary set. */
+    static AttributeValue bs(byte[]... values) {
+        Set<ByteBuffer> set = new LinkedHashSet<>();
+        for (byte[] v : values) {
+            if (!set.add(ByteBuffer.wrap(v))) {
+                throw new ValidationException("a binary set must not hold duplicates");
+            }
+        }
+        return new BS(set);
+    }
+}

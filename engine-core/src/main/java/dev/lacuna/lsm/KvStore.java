@@ -201,7 +201,7 @@ public final class KvStore implements AutoCloseable {
 
     /** The value of {@code key}, or null if it has none. */
     public byte[] get(byte[] key) {
-        return reads.get(key, db.visibleSequence);
+        return reads.get(key, ReadPath.LATEST);
     }
 
     /** The value of {@code key} in {@code snapshot}, or null. */
@@ -214,7 +214,7 @@ public final class KvStore implements AutoCloseable {
      * descending if {@code reverse}. Reads at the moment of the call, or at {@code snapshot} if given.
      */
     public KvCursor scan(byte[] from, byte[] to, boolean reverse, KvSnapshot snapshot) {
-        long sequence = snapshot == null ? db.visibleSequence : snapshot.sequence();
+        long sequence = snapshot == null ? ReadPath.LATEST : snapshot.sequence();
         return new KvCursor(reads.scan(from, to, reverse, sequence, null));
     }
 
@@ -224,7 +224,7 @@ public final class KvStore implements AutoCloseable {
      * rules the prefix out are skipped.
      */
     public KvCursor scanPrefix(byte[] prefix, byte[] from, byte[] to, boolean reverse, KvSnapshot snapshot) {
-        long sequence = snapshot == null ? db.visibleSequence : snapshot.sequence();
+        long sequence = snapshot == null ? ReadPath.LATEST : snapshot.sequence();
         return new KvCursor(reads.scan(from, to, reverse, sequence, prefix));
     }
 

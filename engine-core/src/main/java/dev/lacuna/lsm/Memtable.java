@@ -1,10 +1,12 @@
 package dev.lacuna.lsm;
 
+import java.util.ArrayDeque;
 import java.util.Iterator;
 import java.util.Map;
 import java.util.NavigableMap;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The in-memory write buffer of one LSM tree: a concurrent skip list of internal keys. Writers insert
@@ -24,8 +26,27 @@ final class Memtable {
     private volatile boolean frozen;
     private int deadPairs; // deletions that found a put of their key in this memtable; under the commit lock
 
-    /** Adds an entry. The caller serialises adds (the commit lock) and never adds to a frozen memtable. */
-    void add(byte[] userKey, long sequence, int kind, byte[] value) {
+    /** A put and the deletion that killed it, removable once no reader can need the put. */
+    private record DeadPair(byte[] put, byte[] deletion, long putSequence, long deleteSequence) {
+    }
+
+    private final ArrayDeque<DeadPair> purgeable = new ArrayDeque<>(); // under the commit lock
+    /**
+     * Reverse scans of this memtable in progress: walking backwards, a reader meets a put before its
+     * deletion, so removing both under its feet could show it the put alone; no purge runs while one is
+     * open. With {@link #purging}, a Dekker-style handshake (both volatile): each side announces itself,
+     * then looks at the other.
+     */
+    private final AtomicInteger reverseScans = new AtomicInteger();
+    private volatile boolean purging;
+    private long purgedPairs;
+
+    /**
+     * Adds an entry and returns its internal key. The caller serialises adds (the commit lock) and never
+     * adds to a frozen memtable. Bytes are counted as added and never given back by a purge: the
+     * memtable is flushed after the same volume of writes either way, which bounds the log it holds back.
+     */
+    byte[] add(byte[] userKey, long sequence, int kind, byte[] value) {
         assert !frozen;
         if (kind != InternalKey.KIND_PUT) {
             byte[][] newest = get(userKey, InternalKey.MAX_SEQUENCE);
@@ -33,7 +54,8 @@ final class Memtable {
                 deadPairs++;
             }
         }
-        entries.put(InternalKey.encode(userKey, sequence, kind), value);
+        byte[] internalKey = InternalKey.encode(userKey, sequence, kind);
+        entries.put(internalKey, value);
         bytes.addAndGet(userKey.length + InternalKey.TRAILER_SIZE + value.length + ENTRY_OVERHEAD);
         if (sequence < minSequence) {
             minSequence = sequence;
@@ -41,6 +63,78 @@ final class Memtable {
         if (sequence > maxSequence) {
             maxSequence = sequence;
         }
+        return internalKey;
+    }
+
+    /**
+     * The internal key of the put that is the only entry of {@code userKey} in this memtable, or null
+     * (no entry, several, or a deletion).
+     */
+    byte[] solePut(byte[] userKey) {
+        Map.Entry<byte[], byte[]> e = entries.ceilingEntry(InternalKey.seekKey(userKey, InternalKey.MAX_SEQUENCE));
+        if (e == null || InternalKey.compareUserKey(e.getKey(), userKey) != 0 || InternalKey.isDeletion(e.getKey())) {
+            return null;
+        }
+        byte[] next = entries.higherKey(e.getKey());
+        return next != null && InternalKey.compareUserKey(next, userKey) == 0 ? null : e.getKey();
+    }
+
+    /**
+     * Records that {@code deletion} killed {@code put}, the only version of its key anywhere in the tree:
+     * once no reader can need the put, both can be removed and scans stop paying for them.
+     */
+    void addPurgeable(byte[] put, byte[] deletion) {
+        purgeable.add(new DeadPair(put, deletion, InternalKey.sequence(put), InternalKey.sequence(deletion)));
+    }
+
+    /**
+     * Removes the dead pairs no reader can need: every in-flight read without a snapshot reads at or above
+     * {@code safeSequence}, and no live snapshot falls between a pair's put and its deletion. Called under
+     * the commit lock.
+     */
+    void purge(long safeSequence, Snapshots snapshots) {
+        if (purgeable.isEmpty() || purgeable.peek().deleteSequence() > safeSequence) {
+            return;
+        }
+        purging = true;
+        try {
+            if (reverseScans.get() > 0) {
+                return;
+            }
+            while (!purgeable.isEmpty()) {
+                DeadPair pair = purgeable.peek();
+                if (pair.deleteSequence() > safeSequence
+                        || snapshots.anyIn(pair.putSequence(), pair.deleteSequence())) {
+                    return; // in order of deletion: the rest are younger still
+                }
+                purgeable.poll();
+                // The put goes first: a forward reader or a point lookup that still finds the deletion
+                // skips the key, one that finds neither skips it too; none can find the put alone.
+                entries.remove(pair.put());
+                entries.remove(pair.deletion());
+                deadPairs--;
+                purgedPairs++;
+            }
+        } finally {
+            purging = false;
+        }
+    }
+
+    /** Dead pairs removed so far. */
+    long purgedPairs() {
+        return purgedPairs;
+    }
+
+    /** Announces a reverse scan of this memtable; pair with {@link #endReverseScan()}. */
+    void beginReverseScan() {
+        reverseScans.incrementAndGet();
+        while (purging) {
+            Thread.onSpinWait(); // a purge that began before we announced ourselves: microseconds
+        }
+    }
+
+    void endReverseScan() {
+        reverseScans.decrementAndGet();
     }
 
     /**
@@ -56,12 +150,12 @@ final class Memtable {
         return new byte[][] {e.getKey(), e.getValue()};
     }
 
-    /** Deletions that found a put of their key here: entries a scan would step over until a flush drops them. */
+    /** Deletions that found a put of their key here and were not purged: entries a scan steps over. */
     int deadPairs() {
         return deadPairs;
     }
 
-    /** Approximate memory used. */
+    /** Approximate bytes added (not reduced by purges). */
     long bytes() {
         return bytes.get();
     }

@@ -19,10 +19,24 @@ final class ReadPath {
         this.background = background;
     }
 
-    /** The value of {@code key} at {@code snapshot}, or null. */
+    /** Reads at the latest sequence rather than at a snapshot. */
+    static final long LATEST = -1;
+
+    /** The value of {@code key} at {@code snapshot} (or {@link #LATEST}), or null. */
     byte[] get(byte[] key, long snapshot) {
         db.checkOpen();
-        Tree tree = db.trees[db.treeOf(key)];
+        if (snapshot != LATEST) {
+            return get(db.trees[db.treeOf(key)], key, snapshot);
+        }
+        long token = db.reads.begin(); // before the sequence is chosen: see ReadTracker
+        try {
+            return get(db.trees[db.treeOf(key)], key, db.visibleSequence);
+        } finally {
+            db.reads.end(token);
+        }
+    }
+
+    private byte[] get(Tree tree, byte[] key, long snapshot) {
         try (Tree.View view = tree.view(db.versions)) {
             byte[][] hit = view.mem().get(key, snapshot);
             for (int i = 0; hit == null && i < view.immutables().size(); i++) {
@@ -92,6 +106,8 @@ final class ReadPath {
         db.checkOpen();
         List<Tree.View> views = new ArrayList<>();
         List<InternalIterator> children = new ArrayList<>();
+        long token = snapshot == LATEST ? db.reads.begin() : -1;
+        long sequence = snapshot == LATEST ? db.visibleSequence : snapshot;
         try {
             if (prefix != null) {
                 addTree(db.trees[db.treeOf(prefix)], lower, upper, prefix, views, children);
@@ -100,14 +116,26 @@ final class ReadPath {
                     addTree(tree, lower, upper, null, views, children);
                 }
             }
+            if (reverse) {
+                views.forEach(v -> v.mem().beginReverseScan());
+            }
         } catch (RuntimeException e) {
             children.forEach(InternalIterator::close);
             views.forEach(Tree.View::close);
+            if (token != -1) {
+                db.reads.end(token);
+            }
             throw e;
         }
         UserIterator[] self = new UserIterator[1];
-        self[0] = new UserIterator(new MergingIterator(children), snapshot, lower, upper, reverse, () -> {
+        self[0] = new UserIterator(new MergingIterator(children), sequence, lower, upper, reverse, () -> {
+            if (reverse) {
+                views.forEach(v -> v.mem().endReverseScan());
+            }
             views.forEach(Tree.View::close);
+            if (token != -1) {
+                db.reads.end(token);
+            }
             if (self[0].skipped() >= db.options.deadEntryTrigger()) {
                 background.flushForDeadEntries(views);
             }

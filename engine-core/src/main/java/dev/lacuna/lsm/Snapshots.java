@@ -28,6 +28,12 @@ final class Snapshots {
         return out;
     }
 
+    /** Whether a live snapshot's sequence is in {@code [from, to)}. */
+    synchronized boolean anyIn(long from, long to) {
+        Long s = live.ceilingKey(from);
+        return s != null && s < to;
+    }
+
     /** The oldest live snapshot, or {@link Long#MAX_VALUE} if there is none. */
     synchronized long oldest() {
         return live.isEmpty() ? Long.MAX_VALUE : live.firstKey();

@@ -46,12 +46,21 @@ final class WritePath {
             long added = 0;
             for (int i = 0; i < treeIds.length; i++) {
                 WriteBatch.Op op = ops.get(i);
-                Memtable mem = db.trees[treeIds[i]].mem();
+                Tree tree = db.trees[treeIds[i]];
+                Memtable mem = tree.mem();
+                byte[] solePut = op.kind() == InternalKey.KIND_PUT ? null : mem.solePut(op.key());
                 long before = mem.bytes();
-                mem.add(op.key(), lsn, op.kind(), op.value());
+                byte[] internalKey = mem.add(op.key(), lsn, op.kind(), op.value());
                 added += mem.bytes() - before;
+                if (solePut != null && !existsOutsideMemtable(tree, internalKey)) {
+                    mem.addPurgeable(solePut, internalKey);
+                }
             }
             db.visibleSequence = lsn;
+            long safe = db.reads.advance(lsn);
+            for (int id : treeIds) {
+                db.trees[id].mem().purge(safe, db.snapshots);
+            }
             long total = db.memoryUsed.addAndGet(added);
             for (int id : treeIds) {
                 Tree tree = db.trees[id];
@@ -88,6 +97,23 @@ final class WritePath {
             last.put(key, op);
         }
         return last.size() == ops.size() ? ops : new ArrayList<>(last.values());
+    }
+
+    /**
+     * Whether a version of the key in {@code internalKey} may exist in {@code tree} outside its active
+     * memtable: in a frozen memtable or (by key range and bloom filter) in a table. If not, a put and
+     * its deletion that both sit in the active memtable are the key's whole history.
+     */
+    private boolean existsOutsideMemtable(Tree tree, byte[] internalKey) {
+        try (Tree.View view = tree.view(db.versions)) {
+            byte[] userKey = InternalKey.userKey(internalKey);
+            for (Memtable m : view.immutables()) {
+                if (m.get(userKey, InternalKey.MAX_SEQUENCE) != null) {
+                    return true;
+                }
+            }
+            return db.mayExistIn(view.version(), internalKey);
+        }
     }
 
     /** Freezes the largest active memtable to bring memory back under the budget. Under the commit lock. */

@@ -42,7 +42,7 @@ public sealed interface AttributeValue {
     /** A string; may be empty except in a key. */
     record S(String value) implements AttributeValue {
         public S {
-            Objects.requireNonNull(value, "value");
+            requireWellFormed(value, "a string");
         }
 
         @Override
@@ -80,17 +80,21 @@ public sealed interface AttributeValue {
             if (v.signum() == 0) {
                 return BigDecimal.ZERO;
             }
-            BigDecimal n = v.stripTrailingZeros();
-            if (n.precision() > 38) {
-                throw new ValidationException("number " + v.toPlainString().substring(0, Math.min(60, v.toPlainString().length()))
-                        + " has more than 38 significant digits");
-            }
-            BigDecimal magnitude = n.abs();
+            // Range first: stripTrailingZeros overflows the scale (ArithmeticException) on a value like
+            // 100E+2147483647, and compareTo is safe for any scale.
+            BigDecimal magnitude = v.abs();
             if (magnitude.compareTo(MAX) > 0) {
                 throw new ValidationException("number " + v + " is larger than 9.9999999999999999999999999999999999999E+125");
             }
             if (magnitude.compareTo(MIN) < 0) {
                 throw new ValidationException("number " + v + " is smaller in magnitude than 1E-130");
+            }
+            BigDecimal n = v.stripTrailingZeros();
+            if (n.precision() > 38) {
+                // toString, not toPlainString: the plain form of 1…1E+999999999 would be a billion characters
+                String text = v.toString();
+                throw new ValidationException("number " + text.substring(0, Math.min(60, text.length()))
+                        + " has more than 38 significant digits");
             }
             if (n.scale() < 0) {
                 // Keep the value, but with a non-negative scale when that needs no exponent beyond 38 digits.
@@ -169,7 +173,7 @@ public sealed interface AttributeValue {
     record M(Map<String, AttributeValue> values) implements AttributeValue {
         public M {
             for (Map.Entry<String, AttributeValue> e : values.entrySet()) {
-                Objects.requireNonNull(e.getKey(), "map key");
+                requireWellFormed(e.getKey(), "a map key");
                 Objects.requireNonNull(e.getValue(), "map value");
             }
             values = Collections.unmodifiableMap(new LinkedHashMap<>(values));
@@ -185,6 +189,9 @@ public sealed interface AttributeValue {
     record SS(Set<String> values) implements AttributeValue {
         public SS {
             values = checkedSet(values, "string set");
+            for (String v : values) {
+                requireWellFormed(v, "a string set element");
+            }
         }
 
         @Override
@@ -223,6 +230,22 @@ public sealed interface AttributeValue {
         @Override
         public Type type() {
             return Type.BS;
+        }
+    }
+
+    /**
+     * DynamoDB strings are UTF-8, so a Java string with an unpaired surrogate has no value there: encoding
+     * it would silently turn the surrogate into '?', breaking sizes, key order and round trips.
+     */
+    private static void requireWellFormed(String s, String what) {
+        Objects.requireNonNull(s, what);
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (Character.isHighSurrogate(c) && i + 1 < s.length() && Character.isLowSurrogate(s.charAt(i + 1))) {
+                i++;
+            } else if (Character.isSurrogate(c)) {
+                throw new ValidationException(what + " is not valid Unicode: unpaired surrogate at index " + i);
+            }
         }
     }
 

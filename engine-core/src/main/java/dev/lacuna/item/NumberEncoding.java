@@ -1,0 +1,111 @@
+package dev.lacuna.item;
+
+import java.math.BigDecimal;
+import java.math.BigInteger;
+
+/**
+ * The order-preserving, self-delimiting encoding of a DynamoDB number (layout in {@code FORMAT.md},
+ * "Numbers"). The idea is SQLite4's key encoding of numbers (also CockroachDB's decimal key encoding):
+ * write the value as {@code ±0.d₁d₂…dₙ × 10^E} with {@code d₁ ≠ 0} and {@code dₙ ≠ 0}, then a sign byte,
+ * the exponent, and the digits two at a time ("centimal digits"), each pair {@code X} stored as
+ * {@code 2X+1} when more follow and {@code 2X} for the last one. For a fixed sign and exponent, comparing
+ * the pair bytes compares the digit strings, and a shorter string that is a prefix of a longer one ends
+ * with an even byte where the longer one has the odd byte one above, so it sorts first — as its value
+ * does. Negative numbers store the exponent and pairs inverted, which reverses their order.
+ *
+ * <p>DynamoDB's range makes this compact: 1E-130 is 0.1 × 10^-129 and 9.99…E+125 is 0.99… × 10^126, so
+ * {@code E + 129} is one byte, and 38 digits are 19 pairs: at most 21 bytes.
+ */
+final class NumberEncoding {
+    static final int TAG_NEGATIVE = 0x03;
+    static final int TAG_ZERO = 0x04;
+    static final int TAG_POSITIVE = 0x05;
+
+    static final int EXPONENT_BIAS = 129;
+    static final int MIN_EXPONENT = -129;
+    static final int MAX_EXPONENT = 126;
+    static final int MAX_DIGITS = 38;
+    static final int MAX_PAIRS = MAX_DIGITS / 2;
+    /** Bytes of the longest encoding: sign, exponent, 19 pairs. */
+    static final int MAX_BYTES = 2 + MAX_PAIRS;
+
+    private NumberEncoding() {
+    }
+
+    /**
+     * Appends the encoding of {@code value}, which must be a valid DynamoDB number (as every
+     * {@code AttributeValue.N} is).
+     *
+     * @throws IllegalArgumentException if it has more than 38 significant digits or is out of range
+     */
+    static void encode(BigDecimal value, ByteOut out) {
+        int sign = value.signum();
+        if (sign == 0) {
+            out.write(TAG_ZERO);
+            return;
+        }
+        BigDecimal v = value.stripTrailingZeros();
+        String digits = v.unscaledValue().abs().toString();
+        long exponent = (long) digits.length() - v.scale();
+        if (digits.length() > MAX_DIGITS || exponent < MIN_EXPONENT || exponent > MAX_EXPONENT) {
+            throw new IllegalArgumentException("not a DynamoDB number: " + value);
+        }
+        int mask = sign < 0 ? 0xFF : 0;
+        out.write(sign < 0 ? TAG_NEGATIVE : TAG_POSITIVE);
+        out.write(((int) exponent + EXPONENT_BIAS) ^ mask);
+        for (int i = 0; i < digits.length(); i += 2) {
+            int hi = digits.charAt(i) - '0';
+            int lo = i + 1 < digits.length() ? digits.charAt(i + 1) - '0' : 0;
+            boolean last = i + 2 >= digits.length();
+            out.write(((hi * 10 + lo) * 2 + (last ? 0 : 1)) ^ mask);
+        }
+    }
+
+    /**
+     * Reads one encoded number starting at the sign byte. Rejects everything {@link #encode} would not
+     * write — an unknown sign byte, a pair above 99, a leading zero digit, a last pair of 00, more than
+     * 38 digits — so every accepted encoding is the unique encoding of its value.
+     */
+    static BigDecimal decode(ByteIn in) {
+        int tagAt = in.pos();
+        int tag = in.u8();
+        if (tag == TAG_ZERO) {
+            return BigDecimal.ZERO;
+        }
+        if (tag != TAG_NEGATIVE && tag != TAG_POSITIVE) {
+            throw in.corrupt(tagAt, "unknown number sign byte 0x" + Integer.toHexString(tag));
+        }
+        int mask = tag == TAG_NEGATIVE ? 0xFF : 0;
+        int exponent = (in.u8() ^ mask) - EXPONENT_BIAS;
+        char[] digits = new char[MAX_DIGITS];
+        int n = 0;
+        for (int pairs = 0; ; pairs++) {
+            int at = in.pos();
+            if (pairs == MAX_PAIRS) {
+                throw in.corrupt(at, "number has more than " + MAX_DIGITS + " digits");
+            }
+            int b = in.u8() ^ mask;
+            int pair = b >>> 1;
+            boolean more = (b & 1) != 0;
+            if (pair > 99) {
+                throw in.corrupt(at, "number digit pair " + pair + " is above 99");
+            }
+            if (pairs == 0 && pair < 10) {
+                throw in.corrupt(at, "number has a leading zero digit");
+            }
+            digits[n++] = (char) ('0' + pair / 10);
+            digits[n++] = (char) ('0' + pair % 10);
+            if (!more) {
+                if (pair == 0) {
+                    throw in.corrupt(at, "number ends with a zero digit pair");
+                }
+                if (pair % 10 == 0) {
+                    n--; // an odd number of digits: the last pair is "d0"
+                }
+                break;
+            }
+        }
+        BigDecimal magnitude = new BigDecimal(new BigInteger(new String(digits, 0, n)), n - exponent);
+        return tag == TAG_NEGATIVE ? magnitude.negate() : magnitude;
+    }
+}

@@ -1,0 +1,158 @@
+package dev.lacuna.expr;
+
+import dev.lacuna.expr.Token.Type;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Splits an expression into {@link Token}s. Checks first that the expression is not empty and not over
+ * {@link ExpressionLimits#MAX_EXPRESSION_BYTES}; a character that starts no token is a syntax error naming it.
+ * Whitespace separates tokens and is otherwise ignored.
+ */
+final class Lexer {
+    private final String source;
+    private final ExpressionKind kind;
+    private final List<Token> tokens = new ArrayList<>();
+    private int pos;
+
+    private Lexer(String source, ExpressionKind kind) {
+        this.source = source;
+        this.kind = kind;
+    }
+
+    /** The tokens of {@code source}, ending with one {@link Type#EOF}. */
+    static List<Token> tokenize(String source, ExpressionKind kind) {
+        int bytes = utf8Length(source);
+        if (bytes > ExpressionLimits.MAX_EXPRESSION_BYTES) {
+            throw kind.error("Expression size has exceeded the maximum allowed size; size: " + bytes
+                    + " bytes, maximum: " + ExpressionLimits.MAX_EXPRESSION_BYTES + " bytes");
+        }
+        if (source.isBlank()) {
+            throw kind.error("The expression can not be empty;");
+        }
+        Lexer lexer = new Lexer(source, kind);
+        lexer.run();
+        return lexer.tokens;
+    }
+
+    /** The UTF-8 length of {@code s}, counted without encoding it (an unpaired surrogate counts 3, as encoded). */
+    static int utf8Length(String s) {
+        int bytes = 0;
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (c < 0x80) {
+                bytes += 1;
+            } else if (c < 0x800) {
+                bytes += 2;
+            } else if (Character.isHighSurrogate(c) && i + 1 < s.length() && Character.isLowSurrogate(s.charAt(i + 1))) {
+                bytes += 4;
+                i++;
+            } else {
+                bytes += 3;
+            }
+        }
+        return bytes;
+    }
+
+    private void run() {
+        while (true) {
+            while (pos < source.length() && Character.isWhitespace(source.charAt(pos))) {
+                pos++;
+            }
+            if (pos >= source.length()) {
+                tokens.add(new Token(Type.EOF, "", source.length(), source.length()));
+                return;
+            }
+            int start = pos;
+            char c = source.charAt(pos);
+            if (isNameStart(c)) {
+                pos++;
+                skipNameChars();
+                add(Type.NAME, start);
+            } else if (c >= '0' && c <= '9') {
+                while (pos < source.length() && isDigit(source.charAt(pos))) {
+                    pos++;
+                }
+                add(Type.NUMBER, start);
+            } else if (c == '#' || c == ':') {
+                pos++;
+                skipNameChars();
+                if (pos == start + 1) {
+                    throw badCharacter(start, 1);
+                }
+                add(c == '#' ? Type.NAME_PLACEHOLDER : Type.VALUE_PLACEHOLDER, start);
+            } else {
+                punctuation(c, start);
+            }
+        }
+    }
+
+    private void punctuation(char c, int start) {
+        Type type;
+        int length = 1;
+        char next = pos + 1 < source.length() ? source.charAt(pos + 1) : 0;
+        switch (c) {
+            case '(' -> type = Type.LPAREN;
+            case ')' -> type = Type.RPAREN;
+            case '[' -> type = Type.LBRACKET;
+            case ']' -> type = Type.RBRACKET;
+            case '.' -> type = Type.DOT;
+            case ',' -> type = Type.COMMA;
+            case '=' -> type = Type.EQ;
+            case '+' -> type = Type.PLUS;
+            case '-' -> type = Type.MINUS;
+            case '<' -> {
+                if (next == '>') {
+                    type = Type.NE;
+                    length = 2;
+                } else if (next == '=') {
+                    type = Type.LE;
+                    length = 2;
+                } else {
+                    type = Type.LT;
+                }
+            }
+            case '>' -> {
+                if (next == '=') {
+                    type = Type.GE;
+                    length = 2;
+                } else {
+                    type = Type.GT;
+                }
+            }
+            default -> throw badCharacter(start, Character.charCount(source.codePointAt(start)));
+        }
+        pos += length;
+        add(type, start);
+    }
+
+    private void skipNameChars() {
+        while (pos < source.length() && isNameChar(source.charAt(pos))) {
+            pos++;
+        }
+    }
+
+    private void add(Type type, int start) {
+        tokens.add(new Token(type, source.substring(start, pos), start, pos));
+    }
+
+    /** A syntax error at a character no token starts with; "near" spans the previous token up to it. */
+    private RuntimeException badCharacter(int start, int length) {
+        String token = source.substring(start, start + length);
+        int nearStart = tokens.isEmpty() ? start : tokens.get(tokens.size() - 1).start();
+        String near = source.substring(nearStart, start + length);
+        return kind.error(SyntaxErrors.message(token, near, start));
+    }
+
+    static boolean isNameStart(char c) {
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+    }
+
+    static boolean isNameChar(char c) {
+        return isNameStart(c) || isDigit(c);
+    }
+
+    private static boolean isDigit(char c) {
+        return c >= '0' && c <= '9';
+    }
+}

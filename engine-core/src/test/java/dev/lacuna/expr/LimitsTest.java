@@ -1,0 +1,97 @@
+package dev.lacuna.expr;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatCode;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.lacuna.ValidationException;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.Test;
+
+class LimitsTest {
+
+    private static String repeatJoined(String part, String separator, int times) {
+        return IntStream.range(0, times).mapToObj(i -> part).collect(Collectors.joining(separator));
+    }
+
+    @Test
+    void shouldAcceptFourKilobytesAndRejectOneByteMore() {
+        assertThatCode(() -> ProjectionParser.parse("a" + " ".repeat(4095))).doesNotThrowAnyException();
+        assertThatThrownBy(() -> ProjectionParser.parse("a" + " ".repeat(4096)))
+                .isInstanceOf(ValidationException.class)
+                .hasMessage("Invalid ProjectionExpression: Expression size has exceeded the maximum allowed size;"
+                        + " size: 4097 bytes, maximum: 4096 bytes");
+    }
+
+    @Test
+    void shouldMeasureTheSizeInUtf8Bytes() {
+        assertThatThrownBy(() -> UpdateParser.parse("SET a = :v " + "\u00e9".repeat(2043)))
+                .hasMessageContaining("size: 4097 bytes");
+        assertThatThrownBy(() -> UpdateParser.parse("SET a = :v " + "\u00e9".repeat(2042)))
+                .hasMessageContaining("Syntax error; token: \"\u00e9\"");
+    }
+
+    @Test
+    void shouldAllowThreeHundredOperatorsAndNoMore() {
+        String twoHundredNinetyNine = repeatJoined("a = :v", " OR ", 150);
+        assertThatCode(() -> ConditionParser.parse("NOT " + twoHundredNinetyNine, ExpressionKind.CONDITION))
+                .doesNotThrowAnyException();
+        assertThatThrownBy(() -> ConditionParser.parse(repeatJoined("a = :v", " OR ", 151), ExpressionKind.FILTER))
+                .hasMessageStartingWith("Invalid FilterExpression: The expression contains too many operators or functions;"
+                        + " count: 301, maximum: 300");
+        assertThatCode(() -> UpdateParser.parse("SET a = :v" + " + :v".repeat(300))).doesNotThrowAnyException();
+        assertThatThrownBy(() -> UpdateParser.parse("SET a = :v" + " + :v".repeat(301)))
+                .hasMessageContaining("too many operators or functions; count: 301");
+        assertThatThrownBy(() -> ConditionParser.parse(repeatJoined("size(a) = :v", " AND ", 101), ExpressionKind.CONDITION))
+                .hasMessageContaining("too many operators or functions");
+    }
+
+    @Test
+    void shouldAllowAHundredInOperandsAndNoMore() {
+        assertThatCode(() -> ConditionParser.parse("a IN (" + repeatJoined(":v", ", ", 100) + ")", ExpressionKind.CONDITION))
+                .doesNotThrowAnyException();
+        assertThatThrownBy(() -> ConditionParser.parse("a IN (" + repeatJoined(":v", ", ", 101) + ")", ExpressionKind.CONDITION))
+                .hasMessageStartingWith("Invalid ConditionExpression: The IN operator is provided with too many operands;");
+    }
+
+    @Test
+    void shouldBoundTheNestingOfNotAndParentheses() {
+        assertThatCode(() -> ConditionParser.parse("NOT ".repeat(32) + "a = :v", ExpressionKind.CONDITION))
+                .doesNotThrowAnyException();
+        assertThatThrownBy(() -> ConditionParser.parse("NOT ".repeat(33) + "a = :v", ExpressionKind.CONDITION))
+                .hasMessageStartingWith("Invalid ConditionExpression: The expression is nested too deeply; depth: 33,"
+                        + " maximum: 32 (at char 128)");
+        assertThatCode(() -> ConditionParser.parse("(a = :v AND ".repeat(32) + "a = :v" + ")".repeat(32),
+                ExpressionKind.CONDITION)).doesNotThrowAnyException();
+        assertThatThrownBy(() -> ConditionParser.parse("(a = :v AND ".repeat(33) + "a = :v" + ")".repeat(33),
+                ExpressionKind.CONDITION)).hasMessageContaining("nested too deeply");
+    }
+
+    @Test
+    void shouldRejectDeepInputWithoutOverflowingTheStack() {
+        for (String deep : new String[] {"(".repeat(4000), "(".repeat(2000) + ")".repeat(2000), "NOT ".repeat(1000),
+                "size(".repeat(800), "attribute_exists(".repeat(200)}) {
+            assertThatThrownBy(() -> ConditionParser.parse(deep, ExpressionKind.CONDITION))
+                    .isInstanceOf(ValidationException.class);
+        }
+        for (String deep : new String[] {"SET a = " + "(".repeat(4000), "SET a = " + "list_append(".repeat(300),
+                "SET a = " + "if_not_exists(a, ".repeat(200), "SET a = " + "(:v + ".repeat(600)}) {
+            assertThatThrownBy(() -> UpdateParser.parse(deep))
+                    .isInstanceOf(ValidationException.class)
+                    .hasMessageContaining("nested too deeply");
+        }
+        assertThatThrownBy(() -> KeyConditionParser.parse("(".repeat(100) + "pk = :v" + ")".repeat(100)))
+                .hasMessageContaining("redundant parentheses");
+    }
+
+    @Test
+    void shouldBoundDocumentPathsToThirtyTwoLevels() {
+        assertThat(ProjectionParser.parse("a" + ".b".repeat(31)).paths().get(0).elements()).hasSize(32);
+        assertThatThrownBy(() -> ProjectionParser.parse("a" + ".b".repeat(32)))
+                .hasMessage("Invalid ProjectionExpression: The document path has too many nesting levels; nesting levels:"
+                        + " 33, maximum: 32 (at char 0)");
+        assertThatThrownBy(() -> UpdateParser.parse("REMOVE x, a" + "[0]".repeat(32)))
+                .hasMessageContaining("nesting levels: 33");
+    }
+}

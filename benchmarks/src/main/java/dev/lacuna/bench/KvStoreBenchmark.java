@@ -83,7 +83,9 @@ import org.rocksdb.WriteOptions;
  * idle</b> (RocksDB: no running or pending flush or compaction; Lacuna: its compaction counters stop
  * moving and no level is over its trigger or target). Neither engine is compacted manually: reads see
  * the tree shape each engine's own compaction policy leaves after a load (printed at setup). The warmup
- * iterations then warm the block caches; the whole data set (about 120 MB) fits in 512 MiB.
+ * iterations then warm the block caches; the whole data set (about 120 MB) fits in 512 MiB. A diagnostic
+ * variant, {@code -p preload=compacted}, also compacts both stores fully ({@code compactRange} over
+ * everything) before measuring; the default, {@code flushed}, is what the reported figures use.
  *
  * <p>At teardown both engines print their tree shape and key counters to stderr (Lacuna: files and bytes
  * per level, flushes, compactions, write amplification, stall time, block cache hits; RocksDB: its level
@@ -123,6 +125,9 @@ public class KvStoreBenchmark {
 
         /** Flushes the memtables and waits until no background flush or compaction is due or running. */
         void flushAndSettle();
+
+        /** A full manual compaction (diagnostic variant {@code preload=compacted}). */
+        void compactAll();
 
         /** Tree shape and counters, one block of text. */
         String stats();
@@ -202,6 +207,11 @@ public class KvStoreBenchmark {
         }
 
         @Override
+        public void compactAll() {
+            store.compactRange(null, null);
+        }
+
+        @Override
         public String stats() {
             KvStats s = store.stats();
             StringBuilder out = new StringBuilder();
@@ -248,6 +258,11 @@ public class KvStoreBenchmark {
             try {
                 db = RocksDB.open(options, dir.toString());
             } catch (RocksDBException e) {
+                options.close();
+                writeOptions.close();
+                if (cache != null) {
+                    cache.close();
+                }
                 throw new IllegalStateException(e);
             }
         }
@@ -316,6 +331,15 @@ public class KvStoreBenchmark {
         }
 
         @Override
+        public void compactAll() {
+            try {
+                db.compactRange();
+            } catch (RocksDBException e) {
+                throw new IllegalStateException(e);
+            }
+        }
+
+        @Override
         public String stats() {
             try {
                 StringBuilder out = new StringBuilder();
@@ -372,7 +396,12 @@ public class KvStoreBenchmark {
         @Setup(Level.Trial)
         public void open() {
             dir = WalAppendBenchmark.freshDir("kv-" + engine + "-");
-            db = openEngine(engine, dir, 0);
+            try {
+                db = openEngine(engine, dir, 0);
+            } catch (RuntimeException | Error e) {
+                WalAppendBenchmark.deleteRecursively(dir); // teardown does not run after a failed setup
+                throw e;
+            }
         }
 
         @TearDown(Level.Trial)
@@ -396,6 +425,15 @@ public class KvStoreBenchmark {
         @Param({"1000000"})
         public int keys;
 
+        /**
+         * What setup does after loading, the same for both engines: {@code flushed} (the default: flush,
+         * then wait for background compaction to go idle) or {@code compacted} (then also a full manual
+         * compaction, {@code compactRange(null, null)} in both) — a diagnostic variant that compares the
+         * engines on a fully compacted tree.
+         */
+        @Param({"flushed"})
+        public String preload;
+
         Path dir;
         Engine db;
         final LongAdder misses = new LongAdder();
@@ -403,7 +441,19 @@ public class KvStoreBenchmark {
         @Setup(Level.Trial)
         public void open(BenchmarkParams params) {
             dir = WalAppendBenchmark.freshDir("kv-" + engine + "-");
-            db = openEngine(engine, dir, PRELOAD_BLOCK_CACHE);
+            try {
+                db = openEngine(engine, dir, PRELOAD_BLOCK_CACHE);
+                preload(params);
+            } catch (RuntimeException | Error e) {
+                if (db != null) {
+                    db.close();
+                }
+                WalAppendBenchmark.deleteRecursively(dir); // teardown does not run after a failed setup
+                throw e;
+            }
+        }
+
+        private void preload(BenchmarkParams params) {
             long start = System.nanoTime();
             int[] order = new int[keys];
             for (int i = 0; i < keys; i++) {
@@ -428,11 +478,19 @@ public class KvStoreBenchmark {
             }
             long loaded = System.nanoTime();
             db.flushAndSettle();
+            switch (preload) {
+                case "flushed" -> { }
+                case "compacted" -> {
+                    db.compactAll();
+                    db.flushAndSettle();
+                }
+                default -> throw new IllegalArgumentException("preload must be flushed or compacted: " + preload);
+            }
             long settled = System.nanoTime();
             System.err.printf(Locale.ROOT, "%n[%s, %d threads, %s] preloaded %,d keys in %.1f s (%,.0f keys/s),"
-                            + " flushed and settled in %.1f s; shape when measuring starts:%n%s",
+                            + " %s and settled in %.1f s; shape when measuring starts:%n%s",
                     shortName(params), params.getThreads(), engine, keys, (loaded - start) / 1e9,
-                    keys / ((loaded - start) / 1e9), (settled - loaded) / 1e9, db.stats());
+                    keys / ((loaded - start) / 1e9), preload, (settled - loaded) / 1e9, db.stats());
             // Sanity: every preloaded key must be found.
             for (int k : new int[] {0, keys / 2, keys - 1}) {
                 if (db.get(key(k)) == null) {

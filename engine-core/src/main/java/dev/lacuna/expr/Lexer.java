@@ -1,6 +1,7 @@
 package dev.lacuna.expr;
 
 import dev.lacuna.expr.Token.Type;
+import dev.lacuna.item.ItemSize;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -35,23 +36,9 @@ final class Lexer {
         return lexer.tokens;
     }
 
-    /** The UTF-8 length of {@code s}, counted without encoding it (an unpaired surrogate counts 3, as encoded). */
+    /** The UTF-8 length of {@code s}, counted without encoding it. */
     static int utf8Length(String s) {
-        int bytes = 0;
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            if (c < 0x80) {
-                bytes += 1;
-            } else if (c < 0x800) {
-                bytes += 2;
-            } else if (Character.isHighSurrogate(c) && i + 1 < s.length() && Character.isLowSurrogate(s.charAt(i + 1))) {
-                bytes += 4;
-                i++;
-            } else {
-                bytes += 3;
-            }
-        }
-        return bytes;
+        return (int) Math.min(Integer.MAX_VALUE, ItemSize.utf8Length(s));
     }
 
     private void run() {

@@ -146,25 +146,45 @@ public record KvOptions(Vfs vfs, int partitions, KeyPrefix keyPrefix, long memta
             maxManifestBytes = o.maxManifestBytes;
         }
 
+        /** Sets {@link KvOptions#vfs()}. */
         public Builder vfs(Vfs v) { vfs = v; return this; }
+        /** Sets {@link KvOptions#partitions()}. */
         public Builder partitions(int n) { partitions = n; return this; }
+        /** Sets {@link KvOptions#keyPrefix()}. */
         public Builder keyPrefix(KeyPrefix p) { keyPrefix = p; return this; }
+        /** Sets {@link KvOptions#memtableBytes()}. */
         public Builder memtableBytes(long n) { memtableBytes = n; return this; }
+        /** Sets {@link KvOptions#memoryBudget()}. */
         public Builder memoryBudget(long n) { memoryBudget = n; return this; }
+        /** Sets {@link KvOptions#table()}. */
         public Builder table(TableOptions t) { table = t; return this; }
+        /** Sets {@link KvOptions#blockCacheBytes()}. */
         public Builder blockCacheBytes(long n) { blockCacheBytes = n; return this; }
+        /** Sets {@link KvOptions#wal()}. */
         public Builder wal(WalOptions w) { wal = w; return this; }
+        /** Sets {@link KvOptions#durability()}. */
         public Builder durability(Durability d) { durability = d; return this; }
+        /** Sets {@link KvOptions#l0CompactionTrigger()}. */
         public Builder l0CompactionTrigger(int n) { l0CompactionTrigger = n; return this; }
+        /** Sets {@link KvOptions#l0StopWritesTrigger()}. */
         public Builder l0StopWritesTrigger(int n) { l0StopWritesTrigger = n; return this; }
+        /** Sets {@link KvOptions#levelBaseBytes()}. */
         public Builder levelBaseBytes(long n) { levelBaseBytes = n; return this; }
+        /** Sets {@link KvOptions#levelMultiplier()}. */
         public Builder levelMultiplier(int n) { levelMultiplier = n; return this; }
+        /** Sets {@link KvOptions#targetFileBytes()}. */
         public Builder targetFileBytes(long n) { targetFileBytes = n; return this; }
+        /** Sets {@link KvOptions#tombstoneDensityTrigger()}. */
         public Builder tombstoneDensityTrigger(double d) { tombstoneDensityTrigger = d; return this; }
+        /** Sets {@link KvOptions#tombstoneAgeMillis()}. */
         public Builder tombstoneAgeMillis(long n) { tombstoneAgeMillis = n; return this; }
+        /** Sets {@link KvOptions#backgroundThreads()}. */
         public Builder backgroundThreads(int n) { backgroundThreads = n; return this; }
+        /** Sets {@link KvOptions#clock()}. */
         public Builder clock(Clock c) { clock = c; return this; }
+        /** Sets {@link KvOptions#deadEntryTrigger()}. */
         public Builder deadEntryTrigger(long n) { deadEntryTrigger = n; return this; }
+        /** Sets {@link KvOptions#maxManifestBytes()}. */
         public Builder maxManifestBytes(long n) { maxManifestBytes = n; return this; }
 
         /** Validates and builds. */

@@ -4,6 +4,7 @@ import dev.lacuna.LacunaException;
 import dev.lacuna.manifest.FileMeta;
 import dev.lacuna.manifest.VersionEdit;
 import java.io.IOException;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -23,6 +24,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 final class Background {
     private final Db db;
     private final ExecutorService executor;
+    /** Every thread the pool made, so that shutdown can wait for each to be gone, not just idle. */
+    private final List<Thread> created = new ArrayList<>();
     private Compactor compactor;
 
     Background(Db db) {
@@ -31,6 +34,9 @@ final class Background {
         ThreadFactory threads = r -> {
             Thread t = new Thread(r, "lacuna-bg-" + n.incrementAndGet());
             t.setDaemon(true);
+            synchronized (created) {
+                created.add(t);
+            }
             return t;
         };
         this.executor = new ThreadPoolExecutor(db.options.backgroundThreads(), db.options.backgroundThreads(),
@@ -209,6 +215,20 @@ final class Background {
                 }
             } catch (InterruptedException e) {
                 interrupted = true;
+            }
+        }
+        // The pool reports termination as its last worker finishes its loop; wait until each has died.
+        List<Thread> threads;
+        synchronized (created) {
+            threads = new ArrayList<>(created);
+        }
+        for (Thread t : threads) {
+            while (t.isAlive()) {
+                try {
+                    t.join();
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
             }
         }
         if (interrupted) {

@@ -1,6 +1,7 @@
 package dev.lacuna.lsm;
 
 import dev.lacuna.manifest.FileMeta;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -15,10 +16,25 @@ record Compaction(int tree, int level, int outputLevel, List<FileMeta> inputs, L
     /** Why a compaction was chosen. */
     enum Reason { LEVEL0_FILES, LEVEL_SIZE, TOMBSTONE_DENSITY, TOMBSTONE_AGE, MANUAL }
 
-    /** A file moved down a level without rewriting: no overlap below and no deletion to drop. */
+    /**
+     * Files moved down a level without rewriting: nothing overlaps them below, they hold no deletion to
+     * drop, and (level-0 files may overlap one another) none overlaps another input.
+     */
     boolean isTrivialMove() {
-        return level > 0 && outputLevel == level + 1 && inputs.size() == 1 && nextInputs.isEmpty()
-                && inputs.get(0).deletions() == 0;
+        if (outputLevel != level + 1 || !nextInputs.isEmpty()) {
+            return false;
+        }
+        List<FileMeta> byKey = new ArrayList<>(inputs);
+        byKey.sort((a, b) -> InternalKey.compare(a.smallest(), b.smallest()));
+        for (int i = 0; i < byKey.size(); i++) {
+            if (byKey.get(i).deletions() > 0) {
+                return false;
+            }
+            if (i > 0 && InternalKey.compareUserKeys(byKey.get(i - 1).largest(), byKey.get(i).smallest()) >= 0) {
+                return false;
+            }
+        }
+        return true;
     }
 
     long inputBytes() {

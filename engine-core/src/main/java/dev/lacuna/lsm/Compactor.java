@@ -147,7 +147,9 @@ final class Compactor {
             edit.deleteFile(c.tree(), c.outputLevel(), f.number());
         }
         if (c.isTrivialMove()) {
-            edit.addFile(c.tree(), c.outputLevel(), c.inputs().get(0));
+            for (FileMeta f : c.inputs()) {
+                edit.addFile(c.tree(), c.outputLevel(), f);
+            }
             db.versions.logAndApply(edit, db.visibleSequence);
             db.trivialMoves.increment();
             return;
@@ -156,13 +158,13 @@ final class Compactor {
         long oldestTombstone = Long.MAX_VALUE;
         if (c.level() == 0) {
             for (FileMeta f : c.inputs()) {
-                children.add(db.tables.get(f.number()).iterator());
+                children.add(db.tables.get(f.number()).iterator(false));
             }
         } else {
-            children.add(new LevelIterator(c.inputs(), db.tables));
+            children.add(new LevelIterator(c.inputs(), db.tables, false));
         }
         if (!c.nextInputs().isEmpty()) {
-            children.add(new LevelIterator(c.nextInputs(), db.tables));
+            children.add(new LevelIterator(c.nextInputs(), db.tables, false));
         }
         for (FileMeta f : c.inputs()) {
             oldestTombstone = Math.min(oldestTombstone, f.oldestTombstoneTime());

@@ -10,12 +10,20 @@ import java.util.List;
 final class LevelIterator implements InternalIterator {
     private final List<FileMeta> files;
     private final TableCache tables;
+    private final boolean fillCache;
     private int index = -1;
     private InternalIterator table;
 
+    /** An iterator for reads: blocks it loads go into the block cache. */
     LevelIterator(List<FileMeta> files, TableCache tables) {
+        this(files, tables, true);
+    }
+
+    /** {@code fillCache} false for compactions, whose reads would only push hot blocks out of the cache. */
+    LevelIterator(List<FileMeta> files, TableCache tables, boolean fillCache) {
         this.files = files;
         this.tables = tables;
+        this.fillCache = fillCache;
     }
 
     @Override
@@ -140,7 +148,7 @@ final class LevelIterator implements InternalIterator {
         }
         index = i;
         if (i >= 0 && i < files.size()) {
-            table = tables.get(files.get(i).number()).iterator();
+            table = tables.get(files.get(i).number()).iterator(fillCache);
         }
     }
 }

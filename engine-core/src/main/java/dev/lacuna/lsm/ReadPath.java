@@ -30,14 +30,15 @@ final class ReadPath {
         }
         long token = db.reads.begin(); // before the sequence is chosen: see ReadTracker
         try {
-            return get(db.trees[db.treeOf(key)], key, db.visibleSequence);
+            return get(db.trees[db.treeOf(key)], key, LATEST);
         } finally {
             db.reads.end(token);
         }
     }
 
-    private byte[] get(Tree tree, byte[] key, long snapshot) {
-        try (Tree.View view = tree.view(db.versions)) {
+    private byte[] get(Tree tree, byte[] key, long snapshotOrLatest) {
+        try (Tree.View view = tree.view(db.versions, () -> db.visibleSequence)) {
+            long snapshot = snapshotOrLatest == LATEST ? view.latest() : snapshotOrLatest;
             byte[][] hit = view.mem().get(key, snapshot);
             for (int i = 0; hit == null && i < view.immutables().size(); i++) {
                 hit = view.immutables().get(i).get(key, snapshot);
@@ -107,13 +108,30 @@ final class ReadPath {
         List<Tree.View> views = new ArrayList<>();
         List<InternalIterator> children = new ArrayList<>();
         long token = snapshot == LATEST ? db.reads.begin() : -1;
-        long sequence = snapshot == LATEST ? db.visibleSequence : snapshot;
+        long sequence = snapshot;
         try {
             if (prefix != null) {
                 addTree(db.trees[db.treeOf(prefix)], lower, upper, prefix, views, children);
+                if (snapshot == LATEST) {
+                    sequence = views.get(0).latest();
+                }
+            } else if (snapshot == LATEST && db.trees.length > 1) {
+                // One sequence for all partitions: with writes held back, it is the latest in every view.
+                db.commitLock.lock();
+                try {
+                    for (Tree tree : db.trees) {
+                        addTree(tree, lower, upper, null, views, children);
+                    }
+                    sequence = db.visibleSequence;
+                } finally {
+                    db.commitLock.unlock();
+                }
             } else {
                 for (Tree tree : db.trees) {
                     addTree(tree, lower, upper, null, views, children);
+                }
+                if (snapshot == LATEST) {
+                    sequence = views.get(0).latest();
                 }
             }
             if (reverse) {
@@ -145,7 +163,7 @@ final class ReadPath {
 
     private void addTree(Tree tree, byte[] lower, byte[] upper, byte[] prefix, List<Tree.View> views,
                          List<InternalIterator> children) {
-        Tree.View view = tree.view(db.versions);
+        Tree.View view = tree.view(db.versions, () -> db.visibleSequence);
         views.add(view);
         children.add(view.mem().iterator());
         for (Memtable m : view.immutables()) {

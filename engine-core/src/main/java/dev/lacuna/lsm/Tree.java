@@ -2,6 +2,7 @@ package dev.lacuna.lsm;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.LongSupplier;
 
 /**
  * One partition's LSM tree: its active memtable, the frozen memtables waiting to be flushed (newest
@@ -17,8 +18,11 @@ final class Tree {
      * @param mem        the active memtable (may receive newer writes; readers filter by sequence)
      * @param immutables frozen memtables, newest first
      * @param version    the tree's SSTables, referenced
+     * @param latest     the latest visible sequence, read while the view was taken: every write up to it
+     *                   is in the view, and no flush can have dropped a version a read at it needs
      */
-    record View(int tree, Memtable mem, List<Memtable> immutables, Version version) implements AutoCloseable {
+    record View(int tree, Memtable mem, List<Memtable> immutables, Version version, long latest)
+            implements AutoCloseable {
         @Override
         public void close() {
             version.unref();
@@ -39,8 +43,20 @@ final class Tree {
         this.id = id;
     }
 
-    synchronized View view(VersionSet versions) {
-        return new View(id, mem, immutables, versions.acquire(id));
+    /**
+     * A view of the tree. {@code latest} is read inside the tree's monitor, after the memtables and the
+     * version are taken: a memtable switch needs the monitor, so every write published up to that
+     * sequence sits in the memtables or tables taken; and a flush that completed before could only drop
+     * versions older than what a read at that sequence sees.
+     */
+    synchronized View view(VersionSet versions, LongSupplier latest) {
+        Version version = versions.acquire(id);
+        return new View(id, mem, immutables, version, latest.getAsLong());
+    }
+
+    /** A view for reads at a snapshot, or for internal use. */
+    View view(VersionSet versions) {
+        return view(versions, () -> -1);
     }
 
     /** The active memtable; the caller holds the commit lock, so it is not switched meanwhile. */

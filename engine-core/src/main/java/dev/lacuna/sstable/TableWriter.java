@@ -38,6 +38,13 @@ public final class TableWriter {
     private final ByteSink out = new ByteSink(WRITE_BUFFER + 1024);
     private final ByteSink scratch = new ByteSink(32);
     private byte[] compressBuffer = new byte[0];
+    /** Data blocks in a row whose compression did not save 1/8. */
+    private int incompressibleRun;
+    /** Data blocks still to be written without trying to compress them. */
+    private int skipCompression;
+    private boolean lastBlockCompressed;
+    private static final int INCOMPRESSIBLE_BEFORE_SKIPPING = 4;
+    private static final int BLOCKS_SKIPPED = 32;
 
     /** File offset of the next block (bytes written plus bytes buffered in {@link #out}). */
     private long offset;
@@ -260,7 +267,20 @@ public final class TableWriter {
     private void flushDataBlock() {
         ByteSink contents = dataBlock.finish();
         try {
-            pendingHandle = writeBlock(contents.array(), contents.size(), options.compression());
+            // Data that did not compress in the last few blocks (random or already compressed values)
+            // is unlikely to start now: skip the attempt for a while and sample again later.
+            boolean tryCompression = options.compression() && skipCompression == 0;
+            if (skipCompression > 0) {
+                skipCompression--;
+            }
+            pendingHandle = writeBlock(contents.array(), contents.size(), tryCompression);
+            if (tryCompression) {
+                incompressibleRun = lastBlockCompressed ? 0 : incompressibleRun + 1;
+                if (incompressibleRun >= INCOMPRESSIBLE_BEFORE_SKIPPING) {
+                    incompressibleRun = 0;
+                    skipCompression = BLOCKS_SKIPPED;
+                }
+            }
         } catch (IOException e) {
             state = State.FAILED;
             throw new StorageIOException("writing SSTable " + file.name() + " failed", e);
@@ -281,6 +301,7 @@ public final class TableWriter {
         byte[] payload = contents;
         int payloadLength = length;
         byte type = TableFormat.NO_COMPRESSION;
+        lastBlockCompressed = false;
         if (compress && length > 0) {
             int bound = 5 + compressor.maxCompressedLength(length);
             if (compressBuffer.length < bound) {
@@ -293,6 +314,7 @@ public final class TableWriter {
                 payload = compressBuffer;
                 payloadLength = header + n;
                 type = TableFormat.LZ4_COMPRESSION;
+                lastBlockCompressed = true;
             }
         }
         int crc = TableFormat.blockCrc(payload, 0, payloadLength, type);

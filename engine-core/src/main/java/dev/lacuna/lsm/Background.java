@@ -195,7 +195,7 @@ final class Background {
         db.commitLock.lock();
         try {
             long oldest = Long.MAX_VALUE;
-            for (Tree t : db.trees) {
+            for (Tree t : db.live) {
                 oldest = Math.min(oldest, t.oldestUnflushedSequence(flushing));
             }
             return oldest == Long.MAX_VALUE ? db.visibleSequence : oldest - 1;

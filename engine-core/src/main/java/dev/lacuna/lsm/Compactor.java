@@ -29,7 +29,7 @@ final class Compactor {
 
     /** Runs one compaction of {@code tree} if one is due; returns whether it did. */
     boolean compactOnce(Tree tree) throws IOException {
-        if (!tree.tryStartCompaction()) {
+        if (tree.dropped || !tree.tryStartCompaction()) {
             return false;
         }
         try {

@@ -6,9 +6,12 @@ import dev.lacuna.manifest.FileMeta;
 import dev.lacuna.sstable.TableReader;
 import dev.lacuna.vfs.Vfs;
 import dev.lacuna.wal.Wal;
+import dev.lacuna.manifest.VersionEdit;
 import java.io.IOException;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.ReentrantLock;
@@ -31,9 +34,18 @@ final class Db {
     /** Background jobs notify it when they finish, so that stalled writers and waiting callers re-check. */
     final Object progress = new Object();
 
+    /** A keyspace's trees: {@code partitions} trees numbered from {@code firstTree}. */
+    record Route(int keyspace, int firstTree, int partitions) {
+    }
+
     Wal wal;
     VersionSet versions;
-    Tree[] trees;
+    /** Trees by number; null for the trees of dropped keyspaces. Replaced whole (copy on write) under the commit lock. */
+    volatile Tree[] trees;
+    /** The non-null entries of {@link #trees}. */
+    volatile Tree[] live;
+    /** Keyspaces by id; null where there is none. Replaced whole under the commit lock. */
+    volatile Route[] routes;
 
     /** Every write up to here is in the memtables; reads without a snapshot read at it. */
     volatile long visibleSequence;
@@ -63,13 +75,59 @@ final class Db {
         this.tables = tables;
     }
 
-    /** The tree (partition) holding {@code key}: a hash of its prefix. */
+    /**
+     * The tree (partition) holding {@code key}: its keyspace's trees, then a hash of its prefix.
+     *
+     * @throws IllegalArgumentException if the key's keyspace does not exist
+     */
     int treeOf(byte[] key) {
-        if (trees.length == 1) {
-            return 0;
+        int tree = treeOrNone(key);
+        if (tree < 0) {
+            throw new IllegalArgumentException("the key's keyspace " + options.keyspaceRouter().keyspaceOf(key)
+                    + " does not exist");
+        }
+        return tree;
+    }
+
+    /** Like {@link #treeOf}, or -1 if the key's keyspace does not exist (or was dropped). */
+    int treeOrNone(byte[] key) {
+        Route route = route(options.keyspaceRouter().keyspaceOf(key));
+        if (route == null) {
+            return -1;
+        }
+        if (route.partitions() == 1) {
+            return route.firstTree();
         }
         int prefix = options.keyPrefix().prefixLength(key);
-        return (int) (KeyHash.hash(key, prefix) & (trees.length - 1));
+        return route.firstTree() + (int) (KeyHash.hash(key, prefix) & (route.partitions() - 1));
+    }
+
+    /** The keyspace {@code id}, or null. */
+    Route route(int id) {
+        Route[] r = routes;
+        return id >= 0 && id < r.length ? r[id] : null;
+    }
+
+    /** Installs the trees and keyspaces the version set has. Called while no write runs (open, or under the commit lock). */
+    void installTrees(Tree[] nextTrees, List<VersionEdit.Keyspace> keyspaces) {
+        int maxId = 0;
+        for (VersionEdit.Keyspace k : keyspaces) {
+            maxId = Math.max(maxId, k.id());
+        }
+        Route[] r = new Route[maxId + 1];
+        r[0] = new Route(0, 0, versions.treeCount());
+        for (VersionEdit.Keyspace k : keyspaces) {
+            r[k.id()] = new Route(k.id(), k.firstTree(), k.partitions());
+        }
+        List<Tree> l = new ArrayList<>();
+        for (Tree t : nextTrees) {
+            if (t != null) {
+                l.add(t);
+            }
+        }
+        trees = nextTrees;
+        live = l.toArray(new Tree[0]);
+        routes = r;
     }
 
     /** Whether some SSTable of {@code version} may hold a version of the user key in {@code internalKey}. */

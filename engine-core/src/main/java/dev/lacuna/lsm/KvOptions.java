@@ -39,12 +39,14 @@ import java.util.Objects;
  *                                the backlog a queue-like range drags stays bounded however long its
  *                                history
  * @param maxManifestBytes        the manifest is rewritten as a snapshot once it grows past this
+ * @param keyspaceRouter          which keyspace a key belongs to ({@link KeyspaceRouter#SINGLE} by default)
  */
 public record KvOptions(Vfs vfs, int partitions, KeyPrefix keyPrefix, long memtableBytes, long memoryBudget,
                         TableOptions table, long blockCacheBytes, WalOptions wal, Durability durability,
                         int l0CompactionTrigger, int l0StopWritesTrigger, long levelBaseBytes, int levelMultiplier,
                         long targetFileBytes, double tombstoneDensityTrigger, long tombstoneAgeMillis,
-                        int backgroundThreads, Clock clock, long deadEntryTrigger, long maxManifestBytes) {
+                        int backgroundThreads, Clock clock, long deadEntryTrigger, long maxManifestBytes,
+                        KeyspaceRouter keyspaceRouter) {
     /** Checks every setting. */
     public KvOptions {
         Objects.requireNonNull(vfs, "vfs");
@@ -53,6 +55,7 @@ public record KvOptions(Vfs vfs, int partitions, KeyPrefix keyPrefix, long memta
         Objects.requireNonNull(wal, "wal");
         Objects.requireNonNull(durability, "durability");
         Objects.requireNonNull(clock, "clock");
+        Objects.requireNonNull(keyspaceRouter, "keyspaceRouter");
         if (partitions < 1 || partitions > 1024 || Integer.bitCount(partitions) != 1) {
             throw new IllegalArgumentException("partitions must be a power of two from 1 to 1024: " + partitions);
         }
@@ -102,6 +105,7 @@ public record KvOptions(Vfs vfs, int partitions, KeyPrefix keyPrefix, long memta
         private Vfs vfs = new NioVfs();
         private int partitions = 1;
         private KeyPrefix keyPrefix = KeyPrefix.WHOLE_KEY;
+        private KeyspaceRouter keyspaceRouter = KeyspaceRouter.SINGLE;
         private long memtableBytes = 64L << 20;
         private long memoryBudget = 256L << 20;
         private TableOptions table = TableOptions.defaults();
@@ -127,6 +131,7 @@ public record KvOptions(Vfs vfs, int partitions, KeyPrefix keyPrefix, long memta
             vfs = o.vfs;
             partitions = o.partitions;
             keyPrefix = o.keyPrefix;
+            keyspaceRouter = o.keyspaceRouter;
             memtableBytes = o.memtableBytes;
             memoryBudget = o.memoryBudget;
             table = o.table;
@@ -187,12 +192,15 @@ public record KvOptions(Vfs vfs, int partitions, KeyPrefix keyPrefix, long memta
         /** Sets {@link KvOptions#maxManifestBytes()}. */
         public Builder maxManifestBytes(long n) { maxManifestBytes = n; return this; }
 
+        /** Sets {@link KvOptions#keyspaceRouter()}. */
+        public Builder keyspaceRouter(KeyspaceRouter r) { keyspaceRouter = r; return this; }
+
         /** Validates and builds. */
         public KvOptions build() {
             return new KvOptions(vfs, partitions, keyPrefix, memtableBytes, memoryBudget, table, blockCacheBytes, wal,
                     durability, l0CompactionTrigger, l0StopWritesTrigger, levelBaseBytes, levelMultiplier,
                     targetFileBytes, tombstoneDensityTrigger, tombstoneAgeMillis, backgroundThreads, clock,
-                    deadEntryTrigger, maxManifestBytes);
+                    deadEntryTrigger, maxManifestBytes, keyspaceRouter);
         }
     }
 }

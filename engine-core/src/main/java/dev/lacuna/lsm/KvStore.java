@@ -68,10 +68,13 @@ public final class KvStore implements AutoCloseable {
             db.versions = VersionSet.open(options.vfs(), dir, options.partitions(), options.maxManifestBytes(),
                     d::deleteObsoleteFile);
             deleteUnreferencedTables(db);
-            db.trees = new Tree[options.partitions()];
-            for (int i = 0; i < db.trees.length; i++) {
-                db.trees[i] = new Tree(i);
+            Tree[] trees = new Tree[db.versions.allocatedTrees()];
+            for (int i = 0; i < trees.length; i++) {
+                if (!db.versions.isDropped(i)) {
+                    trees[i] = new Tree(i);
+                }
             }
+            db.installTrees(trees, db.versions.keyspaces());
             db.wal = Wal.open(options.vfs(), dir.resolve(WAL_DIR), options.wal());
             replayLog(db);
             KvStore store = new KvStore(db, lock);
@@ -96,15 +99,15 @@ public final class KvStore implements AutoCloseable {
                     + " but recovery needs it from " + start);
         }
         long[] flushed = new long[db.trees.length];
-        for (int t = 0; t < flushed.length; t++) {
-            flushed[t] = db.versions.flushedLsn(t);
+        for (Tree tree : db.live) {
+            flushed[tree.id] = db.versions.flushedLsn(tree.id);
         }
         long memory = 0;
         try (WalReader reader = db.wal.reader(Math.max(start, first))) {
             for (WalRecord r = reader.next(); r != null; r = reader.next()) {
                 for (WriteBatch.Op op : BatchCodec.decode(r.payload(), "log record " + r.lsn())) {
-                    int t = db.treeOf(op.key());
-                    if (r.lsn() > flushed[t]) {
+                    int t = db.treeOrNone(op.key());
+                    if (t >= 0 && r.lsn() > flushed[t]) { // t < 0: its keyspace was dropped
                         Memtable mem = db.trees[t].mem();
                         long before = mem.bytes();
                         mem.add(op.key(), r.lsn(), op.kind(), op.value());
@@ -137,7 +140,7 @@ public final class KvStore implements AutoCloseable {
     private void startBackgroundWork() {
         db.commitLock.lock();
         try {
-            for (Tree tree : db.trees) {
+            for (Tree tree : db.live) {
                 if (tree.activeBytes() >= db.options.memtableBytes() && tree.switchMemtable()) {
                     background.scheduleFlush(tree);
                 }
@@ -145,7 +148,7 @@ public final class KvStore implements AutoCloseable {
         } finally {
             db.commitLock.unlock();
         }
-        for (Tree tree : db.trees) {
+        for (Tree tree : db.live) {
             background.scheduleCompaction(tree);
         }
     }
@@ -199,6 +202,159 @@ public final class KvStore implements AutoCloseable {
         return writes.write(batch, durability);
     }
 
+    /**
+     * Applies {@code batch} atomically like {@link #write}, but returns as soon as it is logged and
+     * visible, before the log is forced: call {@link #awaitDurable} with the result before acknowledging
+     * it. Lets a caller release its own locks before waiting for the disk, so that concurrent writers
+     * share one fsync.
+     */
+    public long writeNoWait(WriteBatch batch, Durability durability) {
+        return writes.write(batch, durability, false);
+    }
+
+    /** Waits until the write with sequence {@code lsn} is as durable as {@code durability} asks. */
+    public void awaitDurable(long lsn, Durability durability) {
+        if (durability instanceof Durability.Sync) {
+            db.wal.awaitDurable(lsn);
+        }
+    }
+
+    /**
+     * Creates a keyspace of {@code partitions} hash partitions (a power of two from 1 to 1024), with
+     * {@code descriptor} kept beside it in the manifest for the caller. Durable when it returns. Its keys
+     * are those that {@link KvOptions#keyspaceRouter()} maps to the returned id; ids are never reused.
+     */
+    public Keyspace createKeyspace(int partitions, byte[] descriptor) {
+        if (partitions < 1 || partitions > 1024 || Integer.bitCount(partitions) != 1) {
+            throw new IllegalArgumentException("partitions must be a power of two from 1 to 1024: " + partitions);
+        }
+        db.checkWritable();
+        db.commitLock.lock();
+        try {
+            db.checkWritable();
+            dev.lacuna.manifest.VersionEdit.Keyspace k =
+                    db.versions.createKeyspace(partitions, descriptor, db.visibleSequence);
+            Tree[] next = java.util.Arrays.copyOf(db.trees, db.versions.allocatedTrees());
+            for (int t = k.firstTree(); t < k.firstTree() + partitions; t++) {
+                next[t] = new Tree(t);
+            }
+            db.installTrees(next, db.versions.keyspaces());
+            return new Keyspace(k.id(), k.partitions(), k.descriptor());
+        } catch (IOException e) {
+            db.setBackgroundError(e);
+            throw new StorageIOException("cannot create keyspace: " + e.getMessage(), e);
+        } finally {
+            db.commitLock.unlock();
+        }
+    }
+
+    /** Replaces the descriptor of keyspace {@code id}; durable when it returns. */
+    public void updateKeyspace(int id, byte[] descriptor) {
+        db.checkWritable();
+        db.commitLock.lock();
+        try {
+            db.checkWritable();
+            db.versions.updateKeyspace(id, descriptor, db.visibleSequence);
+        } catch (IOException e) {
+            db.setBackgroundError(e);
+            throw new StorageIOException("cannot update keyspace " + id + ": " + e.getMessage(), e);
+        } finally {
+            db.commitLock.unlock();
+        }
+    }
+
+    /**
+     * Drops keyspace {@code id} and deletes its files; durable when it returns. Writes to it fail from
+     * the moment the call starts (with {@link IllegalArgumentException}); its log records are never
+     * replayed again. Reads of it must have ended.
+     */
+    public void dropKeyspace(int id) {
+        if (id == 0) {
+            throw new IllegalArgumentException("keyspace 0 cannot be dropped");
+        }
+        db.checkWritable();
+        List<Tree> dropping = new java.util.ArrayList<>();
+        db.commitLock.lock();
+        try {
+            Db.Route route = db.route(id);
+            if (route == null) {
+                throw new IllegalArgumentException("no keyspace " + id);
+            }
+            Db.Route[] routes = db.routes.clone();
+            routes[id] = null;
+            db.routes = routes; // writes to it fail from here on
+            for (int t = route.firstTree(); t < route.firstTree() + route.partitions(); t++) {
+                Tree tree = db.trees[t];
+                tree.dropped = true;
+                tree.switchMemtable();
+                dropping.add(tree);
+            }
+        } finally {
+            db.commitLock.unlock();
+        }
+        // Its memtables are flushed the ordinary way (memory and log bookkeeping stay simple), then the
+        // files go with the keyspace in one manifest edit.
+        dropping.forEach(background::scheduleFlush);
+        try {
+            synchronized (db.progress) {
+                while (dropping.stream().anyMatch(t -> t.immutableCount() > 0) && db.backgroundError() == null
+                        && !db.closed) {
+                    db.progress.wait(100);
+                }
+            }
+            db.checkWritable();
+            for (Tree tree : dropping) {
+                tree.awaitAndStartCompaction(); // held for good: the tree is gone
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new StorageIOException("interrupted while dropping keyspace " + id, e);
+        }
+        db.commitLock.lock();
+        try {
+            db.checkWritable();
+            db.versions.dropKeyspace(id, db.visibleSequence);
+            Tree[] next = db.trees.clone();
+            dropping.forEach(t -> next[t.id] = null);
+            db.installTrees(next, db.versions.keyspaces());
+        } catch (IOException e) {
+            db.setBackgroundError(e);
+            throw new StorageIOException("cannot drop keyspace " + id + ": " + e.getMessage(), e);
+        } finally {
+            db.commitLock.unlock();
+        }
+    }
+
+    /** The keyspaces made with {@link #createKeyspace} and not dropped, by id. */
+    public List<Keyspace> keyspaces() {
+        return db.versions.keyspaces().stream().map(k -> new Keyspace(k.id(), k.partitions(), k.descriptor())).toList();
+    }
+
+    /**
+     * The partition of its keyspace that {@code key} belongs to, from 0 to the keyspace's partition count
+     * minus one.
+     *
+     * @throws IllegalArgumentException if its keyspace does not exist
+     */
+    public int partitionOf(byte[] key) {
+        int tree = db.treeOf(key);
+        return tree - db.route(db.options.keyspaceRouter().keyspaceOf(key)).firstTree();
+    }
+
+    /**
+     * Like {@link #scan}, reading only partition {@code partition} of keyspace {@code keyspace} (the keys
+     * in {@code [from, to)} that live there).
+     */
+    public KvCursor scanPartition(int keyspace, int partition, byte[] from, byte[] to, boolean reverse,
+                                  KvSnapshot snapshot) {
+        Db.Route route = db.route(keyspace);
+        if (route == null || partition < 0 || partition >= route.partitions()) {
+            throw new IllegalArgumentException("no partition " + partition + " in keyspace " + keyspace);
+        }
+        long sequence = snapshot == null ? ReadPath.LATEST : snapshot.sequence();
+        return new KvCursor(reads.scan(from, to, reverse, sequence, null, route.firstTree() + partition));
+    }
+
     /** The value of {@code key}, or null if it has none. */
     public byte[] get(byte[] key) {
         return reads.get(key, ReadPath.LATEST);
@@ -244,13 +400,13 @@ public final class KvStore implements AutoCloseable {
         db.checkWritable();
         db.commitLock.lock();
         try {
-            for (Tree tree : db.trees) {
+            for (Tree tree : db.live) {
                 tree.switchMemtable();
             }
         } finally {
             db.commitLock.unlock();
         }
-        for (Tree tree : db.trees) {
+        for (Tree tree : db.live) {
             background.scheduleFlush(tree);
         }
         try {
@@ -267,7 +423,7 @@ public final class KvStore implements AutoCloseable {
     }
 
     private boolean anyImmutable() {
-        for (Tree tree : db.trees) {
+        for (Tree tree : db.live) {
             if (tree.immutableCount() > 0) {
                 return true;
             }
@@ -283,7 +439,7 @@ public final class KvStore implements AutoCloseable {
     public void compactRange(byte[] from, byte[] to) {
         flush();
         try {
-            for (Tree tree : db.trees) {
+            for (Tree tree : db.live) {
                 compactor.compactRange(tree, from, to);
             }
         } catch (IOException e) {
@@ -303,7 +459,7 @@ public final class KvStore implements AutoCloseable {
         long[] files = new long[Version.LEVELS];
         long[] bytes = new long[Version.LEVELS];
         long deletions = 0;
-        for (Tree tree : db.trees) {
+        for (Tree tree : db.live) {
             Version v = db.versions.acquire(tree.id);
             try {
                 for (int level = 0; level < Version.LEVELS; level++) {

@@ -104,22 +104,31 @@ final class ReadPath {
      * lacks it are skipped.
      */
     UserIterator scan(byte[] lower, byte[] upper, boolean reverse, long snapshot, byte[] prefix) {
+        return scan(lower, upper, reverse, snapshot, prefix, -1);
+    }
+
+    /** Like {@link #scan(byte[], byte[], boolean, long, byte[])}, reading only tree {@code onlyTree} if it is not -1. */
+    UserIterator scan(byte[] lower, byte[] upper, boolean reverse, long snapshot, byte[] prefix, int onlyTree) {
         db.checkOpen();
         List<Tree.View> views = new ArrayList<>();
         List<InternalIterator> children = new ArrayList<>();
         long token = snapshot == LATEST ? db.reads.begin() : -1;
         long sequence = snapshot;
         try {
-            if (prefix != null) {
-                addTree(db.trees[db.treeOf(prefix)], lower, upper, prefix, views, children);
+            if (onlyTree >= 0 || prefix != null) {
+                Tree tree = onlyTree >= 0 ? db.trees[onlyTree] : db.trees[db.treeOf(prefix)];
+                if (tree == null) {
+                    throw new IllegalArgumentException("partition " + onlyTree + " was dropped");
+                }
+                addTree(tree, lower, upper, prefix, views, children);
                 if (snapshot == LATEST) {
                     sequence = views.get(0).latest();
                 }
-            } else if (snapshot == LATEST && db.trees.length > 1) {
+            } else if (snapshot == LATEST && db.live.length > 1) {
                 // One sequence for all partitions: with writes held back, it is the latest in every view.
                 db.commitLock.lock();
                 try {
-                    for (Tree tree : db.trees) {
+                    for (Tree tree : db.live) {
                         addTree(tree, lower, upper, null, views, children);
                     }
                     sequence = db.visibleSequence;
@@ -127,7 +136,7 @@ final class ReadPath {
                     db.commitLock.unlock();
                 }
             } else {
-                for (Tree tree : db.trees) {
+                for (Tree tree : db.live) {
                     addTree(tree, lower, upper, null, views, children);
                 }
                 if (snapshot == LATEST) {

@@ -30,6 +30,8 @@ final class Tree {
     }
 
     final int id;
+    /** Set when its keyspace is being dropped: no compaction starts any more. */
+    volatile boolean dropped;
     private Memtable mem = new Memtable();
     private List<Memtable> immutables = List.of();
     private boolean flushRunning;

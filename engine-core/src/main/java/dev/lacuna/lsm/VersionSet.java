@@ -8,6 +8,8 @@ import dev.lacuna.vfs.Vfs;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.BitSet;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -15,6 +17,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.function.LongConsumer;
 
@@ -33,13 +36,19 @@ final class VersionSet implements AutoCloseable {
     private final Vfs vfs;
     private final Path dir;
     private final LongConsumer obsoleteFile;
+    /** Trees of keyspace 0, fixed when the store is created. */
     private final int treeCount;
-    private final Version[] current;
-    private final long[] flushedLsn;
+    private Version[] current;
+    private long[] flushedLsn;
+    /** Trees of dropped keyspaces: never used again. */
+    private final BitSet droppedTrees = new BitSet();
     /** Level-0 file count per tree, readable without the lock (the write path checks it on every write). */
-    private final AtomicIntegerArray l0Files;
+    private volatile AtomicIntegerArray l0Files;
     private final Map<Long, Integer> fileRefs = new HashMap<>();
     private final Map<String, Long> checkpoints = new LinkedHashMap<>();
+    private final Map<Integer, VersionEdit.Keyspace> keyspaces = new TreeMap<>();
+    private int nextKeyspaceId = 1;
+    private int nextTreeId;
     private long nextFileNumber;
     private long lastSequence;
     private long walStartLsn;
@@ -52,14 +61,31 @@ final class VersionSet implements AutoCloseable {
         this.dir = dir;
         this.treeCount = treeCount;
         this.obsoleteFile = obsoleteFile;
-        this.current = new Version[treeCount];
-        this.flushedLsn = new long[treeCount];
-        this.l0Files = new AtomicIntegerArray(treeCount);
-        for (int t = 0; t < treeCount; t++) {
-            current[t] = Version.empty(this::release);
-        }
+        this.current = new Version[0];
+        this.flushedLsn = new long[0];
+        this.l0Files = new AtomicIntegerArray(0);
+        ensureTrees(treeCount);
+        this.nextTreeId = treeCount;
         this.nextFileNumber = 1;
         this.walStartLsn = 1;
+    }
+
+    /** Grows the per-tree arrays to hold trees {@code 0 .. n-1}. */
+    private void ensureTrees(int n) {
+        int old = current.length;
+        if (n <= old) {
+            return;
+        }
+        current = Arrays.copyOf(current, n);
+        flushedLsn = Arrays.copyOf(flushedLsn, n);
+        AtomicIntegerArray l0 = new AtomicIntegerArray(n);
+        for (int t = 0; t < old; t++) {
+            l0.set(t, l0Files.get(t));
+        }
+        for (int t = old; t < n; t++) {
+            current[t] = Version.empty(this::release);
+        }
+        l0Files = l0;
     }
 
     /**
@@ -95,8 +121,63 @@ final class VersionSet implements AutoCloseable {
         return set;
     }
 
+    /** Trees of keyspace 0. */
     int treeCount() {
         return treeCount;
+    }
+
+    /** Trees ever allocated (dropped ones included): tree numbers are below it. */
+    synchronized int allocatedTrees() {
+        return current.length;
+    }
+
+    synchronized boolean isDropped(int tree) {
+        return droppedTrees.get(tree);
+    }
+
+    /** The live keyspaces other than keyspace 0, by id. */
+    synchronized List<VersionEdit.Keyspace> keyspaces() {
+        return List.copyOf(keyspaces.values());
+    }
+
+    /**
+     * Creates a keyspace of {@code partitions} new trees and makes it durable.
+     *
+     * @return the keyspace, with its id and first tree
+     */
+    synchronized VersionEdit.Keyspace createKeyspace(int partitions, byte[] descriptor, long lastSequenceNow)
+            throws IOException {
+        VersionEdit.Keyspace k = new VersionEdit.Keyspace(nextKeyspaceId, nextTreeId, partitions, descriptor);
+        logAndApply(new VersionEdit().keyspace(k).nextIds(k.id() + 1, k.firstTree() + partitions), lastSequenceNow);
+        return k;
+    }
+
+    /** Replaces the descriptor of keyspace {@code id}. */
+    synchronized void updateKeyspace(int id, byte[] descriptor, long lastSequenceNow) throws IOException {
+        VersionEdit.Keyspace k = keyspaces.get(id);
+        if (k == null) {
+            throw new IllegalArgumentException("no keyspace " + id);
+        }
+        logAndApply(new VersionEdit().keyspace(new VersionEdit.Keyspace(id, k.firstTree(), k.partitions(), descriptor)),
+                lastSequenceNow);
+    }
+
+    /** Drops keyspace {@code id} with every file of its trees. Its trees must be idle (no flush or compaction). */
+    synchronized void dropKeyspace(int id, long lastSequenceNow) throws IOException {
+        VersionEdit.Keyspace k = keyspaces.get(id);
+        if (k == null) {
+            throw new IllegalArgumentException("no keyspace " + id);
+        }
+        VersionEdit edit = new VersionEdit().dropKeyspace(id);
+        for (int t = k.firstTree(); t < k.firstTree() + k.partitions(); t++) {
+            List<List<FileMeta>> levels = current[t].levels();
+            for (int level = 0; level < levels.size(); level++) {
+                for (FileMeta f : levels.get(level)) {
+                    edit.deleteFile(t, level, f.number());
+                }
+            }
+        }
+        logAndApply(edit, lastSequenceNow);
     }
 
     /** The current version of {@code tree}, referenced for the caller, who must {@link Version#unref()} it. */
@@ -179,9 +260,13 @@ final class VersionSet implements AutoCloseable {
     /** The whole state as one edit. */
     private VersionEdit snapshot() {
         VersionEdit edit = new VersionEdit().treeCount(treeCount).nextFileNumber(nextFileNumber)
-                .lastSequence(lastSequence).walStartLsn(walStartLsn);
+                .lastSequence(lastSequence).walStartLsn(walStartLsn).nextIds(nextKeyspaceId, nextTreeId);
         checkpoints.forEach(edit::checkpoint);
-        for (int t = 0; t < treeCount; t++) {
+        keyspaces.values().forEach(edit::keyspace);
+        for (int t = 0; t < current.length; t++) {
+            if (droppedTrees.get(t) || (t >= treeCount && !ownedByKeyspace(t))) {
+                continue;
+            }
             edit.flushedLsn(t, flushedLsn[t]);
             List<List<FileMeta>> levels = current[t].levels();
             for (int level = 0; level < levels.size(); level++) {
@@ -193,7 +278,38 @@ final class VersionSet implements AutoCloseable {
         return edit;
     }
 
+    private boolean ownedByKeyspace(int tree) {
+        for (VersionEdit.Keyspace k : keyspaces.values()) {
+            if (tree >= k.firstTree() && tree < k.firstTree() + k.partitions()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     private void apply(VersionEdit edit, String where) {
+        int[] ids = edit.nextIds();
+        if (ids != null) {
+            nextKeyspaceId = Math.max(nextKeyspaceId, ids[0]);
+            nextTreeId = Math.max(nextTreeId, ids[1]);
+            ensureTrees(nextTreeId);
+        }
+        for (VersionEdit.Keyspace k : edit.keyspaces()) {
+            VersionEdit.Keyspace old = keyspaces.get(k.id());
+            long end = (long) k.firstTree() + k.partitions();
+            if (k.id() == 0 || k.partitions() < 1 || k.firstTree() < treeCount || end > VersionEdit.MAX_TREES
+                    || (old != null && (old.firstTree() != k.firstTree() || old.partitions() != k.partitions()))) {
+                throw new CorruptionException(where, 0, "manifest defines keyspace " + k.id() + " with trees "
+                        + k.firstTree() + ".." + (end - 1) + (old == null ? "" : ", unlike before"));
+            }
+            if (old == null && droppedTrees.get(k.firstTree(), (int) end).cardinality() > 0) {
+                throw new CorruptionException(where, 0, "manifest reuses dropped trees for keyspace " + k.id());
+            }
+            keyspaces.put(k.id(), k);
+            nextKeyspaceId = Math.max(nextKeyspaceId, k.id() + 1);
+            nextTreeId = Math.max(nextTreeId, (int) end);
+            ensureTrees(nextTreeId);
+        }
         if (edit.nextFileNumber() != null) {
             nextFileNumber = Math.max(nextFileNumber, edit.nextFileNumber());
         }
@@ -241,6 +357,13 @@ final class VersionSet implements AutoCloseable {
             l0Files.set(tree, next.files(0).size());
             old.unref();
         });
+        for (int id : edit.droppedKeyspaces()) {
+            VersionEdit.Keyspace k = keyspaces.remove(id);
+            if (k == null) {
+                throw new CorruptionException(where, 0, "manifest drops keyspace " + id + " that does not exist");
+            }
+            droppedTrees.set(k.firstTree(), k.firstTree() + k.partitions());
+        }
     }
 
     private List<List<FileMeta>> levelsOf(Map<Integer, List<List<FileMeta>>> changed, int tree) {
@@ -254,8 +377,9 @@ final class VersionSet implements AutoCloseable {
     }
 
     private void checkTree(int tree, String where) {
-        if (tree < 0 || tree >= treeCount) {
-            throw new CorruptionException(where, 0, "manifest names tree " + tree + " of " + treeCount);
+        if (tree < 0 || tree >= current.length || droppedTrees.get(tree)) {
+            throw new CorruptionException(where, 0, "manifest names tree " + tree + ", which "
+                    + (tree >= 0 && tree < current.length ? "was dropped" : "does not exist"));
         }
     }
 

@@ -27,21 +27,27 @@ final class WritePath {
     }
 
     long write(WriteBatch batch, Durability durability) {
+        return write(batch, durability, true);
+    }
+
+    /** Writes {@code batch}; waits for the durability it asks only if {@code await}. */
+    long write(WriteBatch batch, Durability durability, boolean await) {
         db.checkWritable();
         List<WriteBatch.Op> ops = lastWriteOfEachKey(batch.ops());
         if (ops.isEmpty()) {
             return db.visibleSequence;
         }
-        int[] treeIds = new int[ops.size()];
-        for (int i = 0; i < treeIds.length; i++) {
-            treeIds[i] = db.treeOf(ops.get(i).key());
-        }
+        Db.Route[] routes = db.routes;
+        int[] treeIds = treesOf(ops);
         awaitRoom(treeIds);
         byte[] record = BatchCodec.encode(ops);
         long lsn;
         db.commitLock.lock();
         try {
             db.checkWritable();
+            if (db.routes != routes) {
+                treeIds = treesOf(ops); // a keyspace was created or dropped meanwhile
+            }
             lsn = db.wal.appendNoWait(record, 0, record.length, durability);
             long added = 0;
             for (int i = 0; i < treeIds.length; i++) {
@@ -76,10 +82,18 @@ final class WritePath {
             db.commitLock.unlock();
         }
         db.userBytes.add(batch.bytes());
-        if (durability instanceof Durability.Sync) {
+        if (await && durability instanceof Durability.Sync) {
             db.wal.awaitDurable(lsn);
         }
         return lsn;
+    }
+
+    private int[] treesOf(List<WriteBatch.Op> ops) {
+        int[] treeIds = new int[ops.size()];
+        for (int i = 0; i < treeIds.length; i++) {
+            treeIds[i] = db.treeOf(ops.get(i).key());
+        }
+        return treeIds;
     }
 
     /**
@@ -120,7 +134,7 @@ final class WritePath {
     private void switchLargest() {
         Tree largest = null;
         long largestBytes = 0;
-        for (Tree t : db.trees) {
+        for (Tree t : db.live) {
             long b = t.activeBytes();
             if (b > largestBytes) {
                 largest = t;

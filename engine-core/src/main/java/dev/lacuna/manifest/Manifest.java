@@ -24,7 +24,9 @@ import java.util.zip.CRC32C;
  */
 public final class Manifest implements AutoCloseable {
     static final long MAGIC = 0x464D414E5543414CL; // "LACUNAMF" read as little-endian
-    static final int VERSION = 1;
+    static final int VERSION = 2;
+    /** Version 1 lacks the keyspace tags (10-12); its manifests read the same. */
+    static final int OLDEST_READABLE_VERSION = 1;
     static final int HEADER_SIZE = 16;
     static final int RECORD_HEADER_SIZE = 8;
     /** Bound on one edit, so a damaged length cannot ask for an absurd allocation. */
@@ -91,7 +93,7 @@ public final class Manifest implements AutoCloseable {
         if (h.getInt(12) != crc(header, 0, 12)) {
             throw new CorruptionException(f.name(), 12, "manifest: header checksum mismatch");
         }
-        if (h.getInt(8) != VERSION) {
+        if (h.getInt(8) < OLDEST_READABLE_VERSION || h.getInt(8) > VERSION) {
             throw new CorruptionException(f.name(), 8, "manifest: unsupported format version " + h.getInt(8));
         }
         List<VersionEdit> edits = new ArrayList<>();

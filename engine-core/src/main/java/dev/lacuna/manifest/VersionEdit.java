@@ -13,7 +13,8 @@ import java.util.Set;
  * from the LSM trees, and the counters and log positions that must survive a restart. An edit is applied
  * whole or not at all. A snapshot of the whole state is itself an edit (the first one of every manifest).
  *
- * <p>A tree is one partition of one keyspace: an LSM tree of its own, numbered densely from 0. Not
+ * <p>A tree is one partition of one keyspace: an LSM tree of its own. Keyspace 0 has trees
+ * {@code 0 .. treeCount-1}; keyspaces created later take the next unused tree numbers. Not
  * thread-safe; built by one thread, then handed over.
  */
 public final class VersionEdit {
@@ -25,6 +26,21 @@ public final class VersionEdit {
     public record DeletedFile(int tree, int level, long number) {
     }
 
+    /**
+     * A keyspace (created, or its descriptor replaced): {@code partitions} trees numbered from
+     * {@code firstTree}, and an opaque descriptor the layer above keeps with it.
+     */
+    public record Keyspace(int id, int firstTree, int partitions, byte[] descriptor) {
+        public Keyspace {
+            descriptor = descriptor.clone();
+        }
+
+        @Override
+        public byte[] descriptor() {
+            return descriptor.clone();
+        }
+    }
+
     private static final int TAG_NEXT_FILE_NUMBER = 1;
     private static final int TAG_LAST_SEQUENCE = 2;
     private static final int TAG_WAL_START_LSN = 3;
@@ -34,8 +50,11 @@ public final class VersionEdit {
     private static final int TAG_FLUSHED_LSN = 7;
     private static final int TAG_ADD_FILE = 8;
     private static final int TAG_DELETE_FILE = 9;
+    private static final int TAG_KEYSPACE = 10;
+    private static final int TAG_DROP_KEYSPACE = 11;
+    private static final int TAG_NEXT_IDS = 12;
     /** Bounds applied while decoding, so damaged input cannot ask for absurd structures. */
-    static final int MAX_TREES = 1 << 20;
+    public static final int MAX_TREES = 1 << 20;
     static final int MAX_LEVELS = 16;
 
     private Long nextFileNumber;
@@ -47,6 +66,9 @@ public final class VersionEdit {
     private final Map<Integer, Long> flushedLsns = new LinkedHashMap<>();
     private final List<AddedFile> added = new ArrayList<>();
     private final List<DeletedFile> deleted = new ArrayList<>();
+    private final List<Keyspace> keyspaces = new ArrayList<>();
+    private final List<Integer> droppedKeyspaces = new ArrayList<>();
+    private long[] nextIds;
 
     /** Records the next unused file number. */
     public VersionEdit nextFileNumber(long n) {
@@ -104,6 +126,37 @@ public final class VersionEdit {
         return this;
     }
 
+    /** Creates a keyspace, or replaces the descriptor of an existing one (same trees). */
+    public VersionEdit keyspace(Keyspace keyspace) {
+        keyspaces.add(keyspace);
+        return this;
+    }
+
+    /** Drops a keyspace; its trees are never used again. */
+    public VersionEdit dropKeyspace(int id) {
+        droppedKeyspaces.add(id);
+        return this;
+    }
+
+    /** Records the next unused keyspace id and tree number (ids are never reused). */
+    public VersionEdit nextIds(int nextKeyspace, int nextTree) {
+        nextIds = new long[] {nextKeyspace, nextTree};
+        return this;
+    }
+
+    public List<Keyspace> keyspaces() {
+        return keyspaces;
+    }
+
+    public List<Integer> droppedKeyspaces() {
+        return droppedKeyspaces;
+    }
+
+    /** {@code [next keyspace id, next tree]}, or null if the edit does not record them. */
+    public int[] nextIds() {
+        return nextIds == null ? null : new int[] {(int) nextIds[0], (int) nextIds[1]};
+    }
+
     public Long nextFileNumber() {
         return nextFileNumber;
     }
@@ -158,6 +211,22 @@ public final class VersionEdit {
         if (walStartLsn != null) {
             Varints.put(out, TAG_WAL_START_LSN);
             Varints.put(out, walStartLsn);
+        }
+        if (nextIds != null) {
+            Varints.put(out, TAG_NEXT_IDS);
+            Varints.put(out, nextIds[0]);
+            Varints.put(out, nextIds[1]);
+        }
+        for (Keyspace k : keyspaces) {
+            Varints.put(out, TAG_KEYSPACE);
+            Varints.put(out, k.id());
+            Varints.put(out, k.firstTree());
+            Varints.put(out, k.partitions());
+            Varints.putBytes(out, k.descriptor);
+        }
+        for (int id : droppedKeyspaces) {
+            Varints.put(out, TAG_DROP_KEYSPACE);
+            Varints.put(out, id);
         }
         for (Map.Entry<String, Long> e : checkpoints.entrySet()) {
             Varints.put(out, TAG_CHECKPOINT);
@@ -237,6 +306,14 @@ public final class VersionEdit {
                         throw in.corrupt(e.getMessage());
                     }
                 }
+                case TAG_NEXT_IDS -> edit.nextIds(in.smallInt(MAX_TREES), in.smallInt(MAX_TREES));
+                case TAG_KEYSPACE -> {
+                    int id = in.smallInt(MAX_TREES);
+                    int firstTree = in.smallInt(MAX_TREES);
+                    int partitions = in.smallInt(MAX_TREES);
+                    edit.keyspace(new Keyspace(id, firstTree, partitions, in.bytes()));
+                }
+                case TAG_DROP_KEYSPACE -> edit.dropKeyspace(in.smallInt(MAX_TREES));
                 default -> throw in.corrupt("unknown field tag " + tag);
             }
         }

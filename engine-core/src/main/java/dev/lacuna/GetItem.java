@@ -1,0 +1,32 @@
+package dev.lacuna;
+
+import java.util.Objects;
+
+/**
+ * A request to read one item by its full primary key: {@code new GetItem(key).projection("a, b.c")}.
+ * Reads on a base table are strongly consistent. Not thread-safe; build it, then pass it.
+ */
+public final class GetItem extends ExpressionRequest<GetItem> {
+    private final Key key;
+    private String projection;
+
+    /** Reads the item with primary key {@code key}. */
+    public GetItem(Key key) {
+        this.key = Objects.requireNonNull(key, "key");
+    }
+
+    /** Returns only the attributes named by this projection expression. */
+    public GetItem projection(String expression) {
+        this.projection = Objects.requireNonNull(expression, "expression");
+        return this;
+    }
+
+    public Key key() {
+        return key;
+    }
+
+    /** The projection expression, or null. */
+    public String projection() {
+        return projection;
+    }
+}

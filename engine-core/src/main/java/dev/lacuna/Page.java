@@ -1,0 +1,28 @@
+package dev.lacuna;
+
+import java.util.List;
+import java.util.Map;
+
+/**
+ * One page of a {@link Query} or {@link Scan}.
+ *
+ * @param items              the items that passed the filter, projected (empty for a count)
+ * @param count              how many items passed the filter
+ * @param scannedCount       how many items were read (before the filter)
+ * @param lastEvaluatedKey   where the next page starts (give it as the exclusive start key), or null if
+ *                           the read is complete
+ * @param deadEntriesSkipped deleted or superseded entries the read stepped over in the storage engine:
+ *                           what a backlog of not-yet-compacted deletions cost this page
+ */
+public record Page(List<Item> items, int count, int scannedCount, Map<String, AttributeValue> lastEvaluatedKey,
+                   long deadEntriesSkipped) {
+    public Page {
+        items = List.copyOf(items);
+        lastEvaluatedKey = lastEvaluatedKey == null ? null : Map.copyOf(lastEvaluatedKey);
+    }
+
+    /** Whether there is more to read. */
+    public boolean hasMore() {
+        return lastEvaluatedKey != null;
+    }
+}

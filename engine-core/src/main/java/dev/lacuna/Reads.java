@@ -1,0 +1,286 @@
+package dev.lacuna;
+
+import dev.lacuna.expr.ConditionExpression;
+import dev.lacuna.expr.KeyConditionExpression;
+import dev.lacuna.expr.KeyTerm;
+import dev.lacuna.expr.Placeholders;
+import dev.lacuna.expr.ProjectionExpression;
+import dev.lacuna.item.ItemCodec;
+import dev.lacuna.item.ItemSize;
+import dev.lacuna.item.KeyEncoding;
+import dev.lacuna.lsm.KvCursor;
+import dev.lacuna.lsm.KvSnapshot;
+import dev.lacuna.lsm.KvStore;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.zip.CRC32C;
+
+/**
+ * Reads of base tables: getItem, query (one partition key's items in sort-key order, as one range of
+ * the store), scan (partition by partition, segments for parallel scans), with filters, projections
+ * and pages that end after {@code limit} items or {@value #PAGE_BYTES} bytes of items read.
+ */
+final class Reads {
+    /** A page of a query or scan reads at most this many bytes of items (DynamoDB's 1 MB). */
+    static final long PAGE_BYTES = 1 << 20;
+
+    private final KvStore kv;
+
+    Reads(KvStore kv) {
+        this.kv = kv;
+    }
+
+    /** The item with {@code request}'s key, projected, or null. */
+    Item get(TableSchema table, GetItem request, KvSnapshot snapshot) {
+        Placeholders placeholders = request.placeholders();
+        ProjectionExpression projection = request.projection() == null ? null
+                : ProjectionExpression.parse(request.projection(), placeholders);
+        placeholders.requireAllUsed();
+        byte[] key = table.encode(table.check(request.key()));
+        byte[] value = snapshot == null ? kv.get(key) : kv.get(key, snapshot);
+        if (value == null) {
+            return null;
+        }
+        Item item = ItemCodec.decode(value);
+        return projection == null ? item : Item.of(projection.project(item.attributes()));
+    }
+
+    Page query(TableSchema table, Query q) {
+        if (q.index() != null) {
+            if (table.spec().index(q.index()) == null) {
+                throw new ValidationException("The table does not have the specified index: " + q.index());
+            }
+            throw new UnsupportedOperationException("queries on secondary indexes arrive with engine-index; index "
+                    + q.index() + " of table " + table.name() + " is defined but not yet maintained");
+        }
+        Placeholders placeholders = q.placeholders();
+        KeyConditionExpression keyCondition = KeyConditionExpression.parse(q.keyCondition(), placeholders);
+        ConditionExpression filter = q.filter() == null ? null : ConditionExpression.parseFilter(q.filter(), placeholders);
+        ProjectionExpression projection = q.projection() == null ? null
+                : ProjectionExpression.parse(q.projection(), placeholders);
+        placeholders.requireAllUsed();
+        checkCount(q.isCount(), projection);
+        if (filter != null) {
+            for (String name : filter.attributeNames()) {
+                if (table.isKeyAttribute(name)) {
+                    throw new ValidationException("Filter Expression can only contain non-primary key attributes: "
+                            + "Primary key attribute: " + name);
+                }
+            }
+        }
+        KeyConditionExpression.KeyRange range = keyCondition.resolve(table.pkName(), table.skName());
+        AttributeValue pk = range.partitionValue();
+        checkConditionType(table.spec().partitionKey(), pk);
+        Key.of(table.pkName(), pk); // validates the value as a key value
+        byte[] prefix = KeyEncoding.encodePartitionPrefix(table.id(), pk);
+        byte[] lo = prefix;
+        byte[] hi = prefixEnd(prefix);
+        if (range.sortKeyCondition().isPresent()) {
+            KeyTerm term = range.sortKeyCondition().get();
+            KeyAttribute sk = table.spec().sortKey();
+            checkConditionType(sk, term.value());
+            if (term.upperValue() != null) {
+                checkConditionType(sk, term.upperValue());
+            }
+            if (term.operator() == KeyTerm.Operator.BEGINS_WITH) {
+                if (sk.type() == AttributeValue.Type.N) {
+                    throw new ValidationException("Invalid KeyConditionExpression: Incorrect operand type for operator "
+                            + "or function; operator or function: begins_with, operand type: N");
+                }
+                byte[] p = KeyEncoding.encodeSortKeyPrefix(table.id(), pk, term.value());
+                lo = p;
+                hi = prefixEnd(p);
+            } else {
+                if (term.operator() == KeyTerm.Operator.BETWEEN
+                        && compare(sortKey(table, pk, term.value()), sortKey(table, pk, term.upperValue())) > 0) {
+                    throw new ValidationException("Invalid KeyConditionExpression: The BETWEEN operator requires upper "
+                            + "bound to be greater than or equal to lower bound; lower bound operand: " + term.value()
+                            + ", upper bound operand: " + term.upperValue());
+                }
+                if (term.lower().isPresent()) {
+                    KeyTerm.Bound b = term.lower().get();
+                    byte[] k = sortKey(table, pk, b.value());
+                    lo = b.inclusive() ? k : after(k);
+                }
+                if (term.upper().isPresent()) {
+                    KeyTerm.Bound b = term.upper().get();
+                    byte[] k = sortKey(table, pk, b.value());
+                    hi = b.inclusive() ? after(k) : k;
+                }
+            }
+        }
+        if (q.exclusiveStartKey() != null) {
+            Key start = table.keyFromMap(q.exclusiveStartKey(), "ExclusiveStartKey");
+            if (!start.partitionKey().equals(pk)) {
+                throw new ValidationException("The provided starting key is invalid: its partition key does not match "
+                        + "the query's");
+            }
+            byte[] k = table.encode(start);
+            if (q.forward()) {
+                lo = max(lo, after(k));
+            } else {
+                hi = min(hi, k);
+            }
+        }
+        PageBuilder page = new PageBuilder(table, filter, projection, q.isCount(), q.limit());
+        if (hi != null && compare(lo, hi) >= 0) {
+            return page.build();
+        }
+        try (KvCursor c = kv.scanPrefix(prefix, lo, hi, !q.forward(), null)) {
+            for (; c.valid() && !page.full(); c.next()) {
+                page.add(c.key(), c.value());
+            }
+            page.deadEntries += c.deadEntriesSkipped();
+        }
+        return page.build();
+    }
+
+    Page scan(TableSchema table, Scan s) {
+        Placeholders placeholders = s.placeholders();
+        ConditionExpression filter = s.filter() == null ? null : ConditionExpression.parseFilter(s.filter(), placeholders);
+        ProjectionExpression projection = s.projection() == null ? null
+                : ProjectionExpression.parse(s.projection(), placeholders);
+        placeholders.requireAllUsed();
+        checkCount(s.isCount(), projection);
+        int partitions = table.spec().partitions();
+        int total = s.totalSegments();
+        int segment = s.segment();
+        // With no more segments than partitions, a segment is a set of whole partitions; with more, each
+        // partition is shared by several segments, which split it by a hash of the partition key.
+        List<Integer> parts = new ArrayList<>();
+        for (int p = segment % partitions; p < partitions; p += Math.min(total, partitions)) {
+            parts.add(p);
+            if (total > partitions) {
+                break;
+            }
+        }
+        int shares = total > partitions ? (total - segment % partitions + partitions - 1) / partitions : 1;
+        int share = total > partitions ? segment / partitions : 0;
+        int first = 0;
+        byte[] lo = table.lowest();
+        if (s.exclusiveStartKey() != null) {
+            byte[] k = table.encode(table.keyFromMap(s.exclusiveStartKey(), "ExclusiveStartKey"));
+            first = parts.indexOf(kv.partitionOf(k));
+            if (first < 0 || (shares > 1 && shareOf(k, shares) != share)) {
+                throw new ValidationException("The provided starting key is invalid: it is not in segment " + segment
+                        + " of " + total);
+            }
+            lo = after(k);
+        }
+        PageBuilder page = new PageBuilder(table, filter, projection, s.isCount(), s.limit());
+        for (int i = first; i < parts.size() && !page.full(); i++) {
+            try (KvCursor c = kv.scanPartition(table.id(), parts.get(i), lo, table.highest(), false, null)) {
+                for (; c.valid() && !page.full(); c.next()) {
+                    if (shares == 1 || shareOf(c.key(), shares) == share) {
+                        page.add(c.key(), c.value());
+                    }
+                }
+                page.deadEntries += c.deadEntriesSkipped();
+            }
+            lo = table.lowest();
+        }
+        return page.build();
+    }
+
+    private static int shareOf(byte[] key, int shares) {
+        CRC32C crc = new CRC32C();
+        crc.update(key, 0, KeyEncoding.partitionPrefixLength(key));
+        return (int) (crc.getValue() % shares);
+    }
+
+    private static void checkCount(boolean count, ProjectionExpression projection) {
+        if (count && projection != null) {
+            throw new ValidationException("Cannot specify the ProjectionExpression when choosing to get only the COUNT");
+        }
+    }
+
+    private static void checkConditionType(KeyAttribute key, AttributeValue value) {
+        if (value.type() != key.type()) {
+            throw new ValidationException("One or more parameter values were invalid: Condition parameter type does not "
+                    + "match schema type: " + key.name() + " is " + key.type() + ", the condition gives " + value.type());
+        }
+    }
+
+    private static byte[] sortKey(TableSchema table, AttributeValue pk, AttributeValue sk) {
+        return table.encode(Key.of(table.pkName(), pk, table.skName(), sk));
+    }
+
+    /** The smallest byte string greater than {@code key}: {@code key + 0x00}. */
+    static byte[] after(byte[] key) {
+        return Arrays.copyOf(key, key.length + 1);
+    }
+
+    /** The smallest byte string greater than every string starting with {@code prefix}, or null if there is none. */
+    static byte[] prefixEnd(byte[] prefix) {
+        for (int i = prefix.length - 1; i >= 0; i--) {
+            if (prefix[i] != (byte) 0xFF) {
+                byte[] end = Arrays.copyOf(prefix, i + 1);
+                end[i]++;
+                return end;
+            }
+        }
+        return null;
+    }
+
+    private static int compare(byte[] a, byte[] b) {
+        return Arrays.compareUnsigned(a, b);
+    }
+
+    private static byte[] max(byte[] a, byte[] b) {
+        return compare(a, b) >= 0 ? a : b;
+    }
+
+    private static byte[] min(byte[] a, byte[] b) {
+        return a == null ? b : compare(a, b) <= 0 ? a : b;
+    }
+
+    /** Collects one page: counts, the filter, the projection, and where it ends. */
+    private static final class PageBuilder {
+        private final TableSchema table;
+        private final ConditionExpression filter;
+        private final ProjectionExpression projection;
+        private final boolean count;
+        private final int limit;
+        private final List<Item> items = new ArrayList<>();
+        private int matched;
+        private int scanned;
+        private long bytes;
+        private Item last;
+        long deadEntries;
+
+        PageBuilder(TableSchema table, ConditionExpression filter, ProjectionExpression projection, boolean count,
+                    int limit) {
+            this.table = table;
+            this.filter = filter;
+            this.projection = projection;
+            this.count = count;
+            this.limit = limit;
+        }
+
+        boolean full() {
+            return (limit > 0 && scanned >= limit) || bytes >= PAGE_BYTES;
+        }
+
+        void add(byte[] key, byte[] value) {
+            Item item = ItemCodec.decode(value, 0, value.length, "item " + Arrays.toString(key), 0);
+            scanned++;
+            bytes += ItemSize.of(item);
+            last = item;
+            if (filter != null && !filter.test(item.attributes())) {
+                return;
+            }
+            matched++;
+            if (!count) {
+                items.add(projection == null ? item : Item.of(projection.project(item.attributes())));
+            }
+        }
+
+        Page build() {
+            Map<String, AttributeValue> lastKey = full() && last != null
+                    ? Key.from(last, table.pkName(), table.skName()).attributes() : null;
+            return new Page(items, matched, scanned, lastKey, deadEntries);
+        }
+    }
+}

@@ -1,0 +1,16 @@
+package dev.lacuna;
+
+import java.util.Objects;
+
+/**
+ * One item of {@link Database#transactGetItems}: a read of one item of a table.
+ *
+ * @param table the table's name
+ * @param get   the read (key and projection)
+ */
+public record TransactGet(String table, GetItem get) {
+    public TransactGet {
+        Objects.requireNonNull(table, "table");
+        Objects.requireNonNull(get, "get");
+    }
+}

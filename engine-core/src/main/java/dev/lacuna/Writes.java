@@ -1,0 +1,189 @@
+package dev.lacuna;
+
+import dev.lacuna.item.ItemCodec;
+import dev.lacuna.lsm.KvStore;
+import dev.lacuna.lsm.WriteBatch;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * The item write path (ARCHITECTURE.md, "Write path"): with the request already checked, take the
+ * items' lock stripes, read the items as they stand (the before-images), evaluate every condition,
+ * compute the after-images, and log them as one record, which also makes them visible; release the locks,
+ * then wait for the durability asked. A single write, a batch and a transaction differ only in what a
+ * failed condition does.
+ */
+final class Writes {
+    /** How long a transaction's client request token is remembered (DynamoDB's rule). */
+    static final Duration TOKEN_LIFETIME = Duration.ofMinutes(10);
+
+    private final KvStore kv;
+    private final ItemLocks locks;
+    private final Clock clock;
+    private final int tokensKeyspace;
+
+    Writes(KvStore kv, ItemLocks locks, Clock clock, int tokensKeyspace) {
+        this.kv = kv;
+        this.locks = locks;
+        this.clock = clock;
+        this.tokensKeyspace = tokensKeyspace;
+    }
+
+    /** One item's write; returns what {@code returnValues} asks for. */
+    Item single(PreparedWrite w, ReturnValues returnValues, Durability durability) {
+        Item before;
+        Item after;
+        long lsn = -1;
+        int[] held = locks.lock(w.encodedKey);
+        try {
+            before = read(w.encodedKey);
+            PreparedWrite.Outcome outcome = w.apply(before);
+            if (outcome.conditionFailed()) {
+                throw new ConditionalCheckFailedException("The conditional request failed",
+                        w.op.returnItemOnConditionFailure() ? before : null);
+            }
+            after = outcome.after();
+            WriteBatch batch = new WriteBatch();
+            if (stage(batch, w, before, after)) {
+                lsn = kv.writeNoWait(batch, durability);
+            }
+        } finally {
+            locks.unlock(held);
+        }
+        if (lsn >= 0) {
+            kv.awaitDurable(lsn, durability);
+        }
+        return w.returned(returnValues, before, after);
+    }
+
+    /**
+     * Writes that must all happen or none: a transaction (conditions allowed; failures cancel it with a
+     * reason per item) or a batch write (no conditions). One log record.
+     *
+     * @param token the client request token, or null
+     */
+    void atomic(List<PreparedWrite> writes, String token, String fingerprint, Durability durability) {
+        byte[][] keys = new byte[writes.size() + (token == null ? 0 : 1)][];
+        for (int i = 0; i < writes.size(); i++) {
+            keys[i] = writes.get(i).encodedKey;
+        }
+        byte[] tokenKey = token == null ? null : tokenKey(token);
+        if (tokenKey != null) {
+            keys[writes.size()] = tokenKey;
+        }
+        byte[] digest = fingerprint == null ? null : digest(fingerprint);
+        long lsn = -1;
+        int[] held = locks.lock(keys);
+        try {
+            if (tokenKey != null && alreadyDone(token, tokenKey, digest)) {
+                return;
+            }
+            List<CancellationReason> reasons = new ArrayList<>();
+            List<Item> befores = new ArrayList<>();
+            List<Item> afters = new ArrayList<>();
+            boolean cancelled = false;
+            for (PreparedWrite w : writes) {
+                Item before = read(w.encodedKey);
+                befores.add(before);
+                try {
+                    PreparedWrite.Outcome outcome = w.apply(before);
+                    afters.add(outcome.after());
+                    if (outcome.conditionFailed()) {
+                        cancelled = true;
+                        reasons.add(new CancellationReason("ConditionalCheckFailed", "The conditional request failed",
+                                w.op.returnItemOnConditionFailure() ? before : null));
+                    } else {
+                        reasons.add(CancellationReason.NONE);
+                    }
+                } catch (ValidationException e) {
+                    cancelled = true;
+                    afters.add(before);
+                    reasons.add(new CancellationReason("ValidationError", e.getMessage(), null));
+                }
+            }
+            if (cancelled) {
+                throw new TransactionCanceledException(reasons);
+            }
+            WriteBatch batch = new WriteBatch();
+            boolean any = false;
+            for (int i = 0; i < writes.size(); i++) {
+                any |= stage(batch, writes.get(i), befores.get(i), afters.get(i));
+            }
+            if (tokenKey != null) {
+                batch.put(tokenKey, ByteBuffer.allocate(8 + digest.length).putLong(clock.millis()).put(digest).array());
+                any = true;
+            }
+            if (any) {
+                lsn = kv.writeNoWait(batch, durability);
+            }
+        } finally {
+            locks.unlock(held);
+        }
+        if (lsn >= 0) {
+            kv.awaitDurable(lsn, durability);
+        }
+    }
+
+    /** Adds the write's effect to {@code batch}; false if it changes nothing stored. */
+    private static boolean stage(WriteBatch batch, PreparedWrite w, Item before, Item after) {
+        if (!w.writes()) {
+            return false;
+        }
+        if (after != null) {
+            batch.put(w.encodedKey, ItemCodec.encode(after));
+            return true;
+        }
+        if (before != null) {
+            batch.delete(w.encodedKey);
+            return true;
+        }
+        return false; // deleting an absent item
+    }
+
+    private Item read(byte[] key) {
+        byte[] value = kv.get(key);
+        return value == null ? null : ItemCodec.decode(value);
+    }
+
+    private byte[] tokenKey(String token) {
+        if (token.isEmpty() || token.length() > 36) {
+            throw new ValidationException("ClientRequestToken must be 1 to 36 characters: " + token.length());
+        }
+        // An item key like any other, so that the store's key prefix extractor reads it as such.
+        return dev.lacuna.item.KeyEncoding.encodeKey(tokensKeyspace, AttributeValue.s(token), null);
+    }
+
+    /** Whether a transaction with this token committed within its lifetime (and was the same request). */
+    private boolean alreadyDone(String token, byte[] tokenKey, byte[] digest) {
+        byte[] stored = kv.get(tokenKey);
+        if (stored == null) {
+            return false;
+        }
+        ByteBuffer b = ByteBuffer.wrap(stored);
+        long at = b.getLong();
+        if (clock.millis() - at > TOKEN_LIFETIME.toMillis()) {
+            return false;
+        }
+        byte[] before = Arrays.copyOfRange(stored, 8, stored.length);
+        if (!Arrays.equals(before, digest)) {
+            throw new IdempotentParameterMismatchException("ClientRequestToken " + token
+                    + " was used within the last 10 minutes by a different request");
+        }
+        return true;
+    }
+
+    private static byte[] digest(String fingerprint) {
+        try {
+            return MessageDigest.getInstance("SHA-256").digest(fingerprint.getBytes(StandardCharsets.UTF_8));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("every JVM has SHA-256", e);
+        }
+    }
+}

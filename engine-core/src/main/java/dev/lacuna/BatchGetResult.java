@@ -10,6 +10,7 @@ import java.util.Map;
  * @param unprocessed reads not done because the response reached 16 MB; ask for them again
  */
 public record BatchGetResult(Map<String, List<Item>> responses, List<TransactGet> unprocessed) {
+    /** Copies the collections. */
     public BatchGetResult {
         responses = Map.copyOf(responses);
         unprocessed = List.copyOf(unprocessed);

@@ -23,6 +23,7 @@ public final class ConditionCheck extends ExpressionRequest<ConditionCheck> impl
         return this;
     }
 
+    /** The primary key of the item. */
     public Key key() {
         return key;
     }

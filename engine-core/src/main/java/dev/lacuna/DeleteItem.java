@@ -42,6 +42,7 @@ public final class DeleteItem extends ExpressionRequest<DeleteItem> implements W
         return this;
     }
 
+    /** The primary key of the item. */
     public Key key() {
         return key;
     }
@@ -51,6 +52,7 @@ public final class DeleteItem extends ExpressionRequest<DeleteItem> implements W
         return condition;
     }
 
+    /** What the write returns. */
     public ReturnValues returnValues() {
         return returnValues;
     }

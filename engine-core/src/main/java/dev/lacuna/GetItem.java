@@ -21,6 +21,7 @@ public final class GetItem extends ExpressionRequest<GetItem> {
         return this;
     }
 
+    /** The primary key of the item. */
     public Key key() {
         return key;
     }

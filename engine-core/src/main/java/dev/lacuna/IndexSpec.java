@@ -22,10 +22,22 @@ public record IndexSpec(String name, Kind kind, KeyAttribute partitionKey, KeyAt
     private static final Pattern NAME = Pattern.compile("[a-zA-Z0-9_.-]{3,255}");
 
     /** Global or local. */
-    public enum Kind { GLOBAL, LOCAL }
+    public enum Kind {
+        /** Its own partition key and partitions; kept from the log, eventually consistent. */
+        GLOBAL,
+        /** The table's partition key, another sort key; kept in the write path, strongly consistent. */
+        LOCAL
+    }
 
     /** Which attributes an index holds: all, only the keys, or the keys and named attributes. */
-    public enum Projection { ALL, KEYS_ONLY, INCLUDE }
+    public enum Projection {
+        /** Every attribute of the item. */
+        ALL,
+        /** The table's and the index's key attributes only. */
+        KEYS_ONLY,
+        /** The keys and the attributes named in {@code nonKeyAttributes}. */
+        INCLUDE
+    }
 
     /** Checks the specification. */
     public IndexSpec {

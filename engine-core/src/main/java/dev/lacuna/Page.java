@@ -16,6 +16,7 @@ import java.util.Map;
  */
 public record Page(List<Item> items, int count, int scannedCount, Map<String, AttributeValue> lastEvaluatedKey,
                    long deadEntriesSkipped) {
+    /** Copies the collections. */
     public Page {
         items = List.copyOf(items);
         lastEvaluatedKey = lastEvaluatedKey == null ? null : Map.copyOf(lastEvaluatedKey);

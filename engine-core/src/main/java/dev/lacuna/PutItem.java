@@ -42,6 +42,7 @@ public final class PutItem extends ExpressionRequest<PutItem> implements WriteOp
         return this;
     }
 
+    /** The item to write. */
     public Item item() {
         return item;
     }
@@ -51,6 +52,7 @@ public final class PutItem extends ExpressionRequest<PutItem> implements WriteOp
         return condition;
     }
 
+    /** What the write returns. */
     public ReturnValues returnValues() {
         return returnValues;
     }

@@ -69,6 +69,7 @@ public final class Query extends ExpressionRequest<Query> {
         return this;
     }
 
+    /** The key condition expression. */
     public String keyCondition() {
         return keyCondition;
     }
@@ -78,10 +79,12 @@ public final class Query extends ExpressionRequest<Query> {
         return index;
     }
 
+    /** The filter expression, or null. */
     public String filter() {
         return filter;
     }
 
+    /** The projection expression, or null for every attribute. */
     public String projection() {
         return projection;
     }
@@ -91,14 +94,17 @@ public final class Query extends ExpressionRequest<Query> {
         return limit;
     }
 
+    /** Where the page starts (exclusive), or null for the beginning. */
     public Map<String, AttributeValue> exclusiveStartKey() {
         return exclusiveStartKey;
     }
 
+    /** Whether the sort-key order is ascending. */
     public boolean forward() {
         return forward;
     }
 
+    /** Whether only the count is asked for. */
     public boolean isCount() {
         return count;
     }

@@ -6,5 +6,14 @@ package dev.lacuna;
  * {@code deleteItem} accept {@link #NONE} and {@link #ALL_OLD} only.
  */
 public enum ReturnValues {
-    NONE, ALL_OLD, UPDATED_OLD, ALL_NEW, UPDATED_NEW
+    /** Nothing. */
+    NONE,
+    /** The whole item as it was before the write (if it existed). */
+    ALL_OLD,
+    /** The attributes the update changed, as they were before it. */
+    UPDATED_OLD,
+    /** The whole item after the write. */
+    ALL_NEW,
+    /** The attributes the update changed, as they are after it. */
+    UPDATED_NEW
 }

@@ -74,10 +74,12 @@ public final class Scan extends ExpressionRequest<Scan> {
         return this;
     }
 
+    /** The filter expression, or null. */
     public String filter() {
         return filter;
     }
 
+    /** The projection expression, or null for every attribute. */
     public String projection() {
         return projection;
     }
@@ -87,18 +89,22 @@ public final class Scan extends ExpressionRequest<Scan> {
         return limit;
     }
 
+    /** Where the page starts (exclusive), or null for the beginning. */
     public Map<String, AttributeValue> exclusiveStartKey() {
         return exclusiveStartKey;
     }
 
+    /** The segment scanned. */
     public int segment() {
         return segment;
     }
 
+    /** The number of segments the scan is split into. */
     public int totalSegments() {
         return totalSegments;
     }
 
+    /** Whether only the count is asked for. */
     public boolean isCount() {
         return count;
     }

@@ -9,6 +9,7 @@ import java.util.Objects;
  * @param get   the read (key and projection)
  */
 public record TransactGet(String table, GetItem get) {
+    /** Checks that both are given. */
     public TransactGet {
         Objects.requireNonNull(table, "table");
         Objects.requireNonNull(get, "get");

@@ -9,6 +9,7 @@ import java.util.Objects;
  * @param op    the write
  */
 public record TransactWrite(String table, WriteOp op) {
+    /** Checks that both are given. */
     public TransactWrite {
         Objects.requireNonNull(table, "table");
         Objects.requireNonNull(op, "op");

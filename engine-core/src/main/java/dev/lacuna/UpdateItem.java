@@ -50,6 +50,7 @@ public final class UpdateItem extends ExpressionRequest<UpdateItem> implements W
         return this;
     }
 
+    /** The primary key of the item. */
     public Key key() {
         return key;
     }
@@ -64,6 +65,7 @@ public final class UpdateItem extends ExpressionRequest<UpdateItem> implements W
         return condition;
     }
 
+    /** What the write returns. */
     public ReturnValues returnValues() {
         return returnValues;
     }

@@ -9,10 +9,12 @@ package dev.lacuna.lsm;
  * @param descriptor what its creator stored with it (a table's schema, for example)
  */
 public record Keyspace(int id, int partitions, byte[] descriptor) {
+    /** Copies the descriptor. */
     public Keyspace {
         descriptor = descriptor.clone();
     }
 
+    /** A copy of the descriptor. */
     @Override
     public byte[] descriptor() {
         return descriptor.clone();

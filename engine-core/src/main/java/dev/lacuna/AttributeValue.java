@@ -26,7 +26,16 @@ public sealed interface AttributeValue {
 
     /** The ten attribute types. */
     enum Type {
-        S, N, B, BOOL, NULL, L, M, SS, NS, BS;
+        /** String. */ S,
+        /** Number. */ N,
+        /** Binary. */ B,
+        /** Boolean. */ BOOL,
+        /** Null. */ NULL,
+        /** List. */ L,
+        /** Map. */ M,
+        /** String set. */ SS,
+        /** Number set. */ NS,
+        /** Binary set. */ BS;
 
         /** The type named {@code name} as in DynamoDB ({@code "S"}, {@code "BOOL"}, …), or null. */
         public static Type named(String name) {
@@ -41,6 +50,7 @@ public sealed interface AttributeValue {
 
     /** A string; may be empty except in a key. */
     record S(String value) implements AttributeValue {
+        /** Checks (and for sets and collections, copies) the value. */
         public S {
             requireWellFormed(value, "a string");
         }
@@ -60,6 +70,7 @@ public sealed interface AttributeValue {
         private static final BigDecimal MAX = new BigDecimal("9.9999999999999999999999999999999999999E+125");
         private static final BigDecimal MIN = new BigDecimal("1E-130");
 
+        /** Checks (and for sets and collections, copies) the value. */
         public N {
             Objects.requireNonNull(value, "value");
             value = normalise(value);
@@ -106,10 +117,12 @@ public sealed interface AttributeValue {
 
     /** Binary; may be empty except in a key. */
     record B(byte[] value) implements AttributeValue {
+        /** Checks (and for sets and collections, copies) the value. */
         public B {
             value = value.clone();
         }
 
+        /** A copy of the bytes. */
         @Override
         public byte[] value() {
             return value.clone();
@@ -159,6 +172,7 @@ public sealed interface AttributeValue {
 
     /** A list of values of any types. */
     record L(List<AttributeValue> values) implements AttributeValue {
+        /** Checks (and for sets and collections, copies) the value. */
         public L {
             values = List.copyOf(values);
         }
@@ -171,6 +185,7 @@ public sealed interface AttributeValue {
 
     /** A map from attribute names to values; keeps insertion order. */
     record M(Map<String, AttributeValue> values) implements AttributeValue {
+        /** Checks (and for sets and collections, copies) the value. */
         public M {
             for (Map.Entry<String, AttributeValue> e : values.entrySet()) {
                 requireWellFormed(e.getKey(), "a map key");
@@ -187,6 +202,7 @@ public sealed interface AttributeValue {
 
     /** A non-empty set of distinct strings. */
     record SS(Set<String> values) implements AttributeValue {
+        /** Checks (and for sets and collections, copies) the value. */
         public SS {
             values = checkedSet(values, "string set");
             for (String v : values) {
@@ -202,6 +218,7 @@ public sealed interface AttributeValue {
 
     /** A non-empty set of distinct numbers (distinct by value). */
     record NS(Set<BigDecimal> values) implements AttributeValue {
+        /** Checks (and for sets and collections, copies) the value. */
         public NS {
             List<BigDecimal> normalised = new ArrayList<>();
             for (BigDecimal v : values) {
@@ -218,6 +235,7 @@ public sealed interface AttributeValue {
 
     /** A non-empty set of distinct binaries. */
     record BS(Set<ByteBuffer> values) implements AttributeValue {
+        /** Checks (and for sets and collections, copies) the value. */
         public BS {
             List<ByteBuffer> copies = new ArrayList<>();
             for (ByteBuffer v : values) {

@@ -49,6 +49,10 @@ public record IndexSpec(String name, Kind kind, KeyAttribute partitionKey, KeyAt
         if (!NAME.matcher(name).matches()) {
             throw new ValidationException("index name " + name + " must be 3 to 255 characters of [a-zA-Z0-9_.-]");
         }
+        if (sortKey != null && sortKey.name().equals(partitionKey.name())) {
+            throw new ValidationException("index " + name + ": the partition key and the sort key are both named "
+                    + sortKey.name());
+        }
         if (kind == Kind.LOCAL && sortKey == null) {
             throw new ValidationException("local secondary index " + name + " needs a sort key");
         }

@@ -166,6 +166,9 @@ public final class Item {
         }
     }
 
+    /** Longest attribute name, in UTF-8 bytes (DynamoDB: less than 64 KB). */
+    static final int MAX_NAME_BYTES = 65535;
+
     static String checkName(String name) {
         if (name == null) {
             throw new ValidationException("an attribute name must not be null");
@@ -180,6 +183,10 @@ public final class Item {
             } else if (Character.isSurrogate(c)) {
                 throw new ValidationException("attribute name is not valid Unicode: unpaired surrogate at index " + i);
             }
+        }
+        if (name.length() > MAX_NAME_BYTES / 3 && dev.lacuna.item.ItemSize.utf8Length(name) > MAX_NAME_BYTES) {
+            throw new ValidationException("an attribute name must be shorter than 64 KB: "
+                    + dev.lacuna.item.ItemSize.utf8Length(name) + " bytes");
         }
         return name;
     }

@@ -10,6 +10,10 @@ public record KeyAttribute(String name, AttributeValue.Type type) {
     /** Checks the name and the type. */
     public KeyAttribute {
         Item.checkName(name);
+        if (dev.lacuna.item.ItemSize.utf8Length(name) > 255) {
+            throw new ValidationException("key attribute name must be 1 to 255 bytes: "
+                    + dev.lacuna.item.ItemSize.utf8Length(name));
+        }
         Objects.requireNonNull(type, "type");
         if (type != AttributeValue.Type.S && type != AttributeValue.Type.N && type != AttributeValue.Type.B) {
             throw new ValidationException("key attribute " + name + " has type " + type

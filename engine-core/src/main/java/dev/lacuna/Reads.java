@@ -117,6 +117,9 @@ final class Reads {
                 throw new ValidationException("The provided starting key is invalid: its partition key does not match "
                         + "the query's");
             }
+            if (range.sortKeyCondition().isPresent() && !range.sortKeyCondition().get().matches(start.sortKey())) {
+                throw new ValidationException("The provided starting key does not match the range key predicate");
+            }
             byte[] k = table.encode(start);
             if (q.forward()) {
                 lo = max(lo, after(k));

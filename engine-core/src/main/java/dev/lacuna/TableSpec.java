@@ -59,6 +59,25 @@ public record TableSpec(String name, KeyAttribute partitionKey, KeyAttribute sor
             }
             checked.add(index);
         }
+        java.util.Map<String, AttributeValue.Type> types = new java.util.HashMap<>();
+        List<KeyAttribute> keys = new ArrayList<>();
+        keys.add(partitionKey);
+        if (sortKey != null) {
+            keys.add(sortKey);
+        }
+        for (IndexSpec index : checked) {
+            keys.add(index.partitionKey());
+            if (index.sortKey() != null) {
+                keys.add(index.sortKey());
+            }
+        }
+        for (KeyAttribute k : keys) {
+            AttributeValue.Type before = types.putIfAbsent(k.name(), k.type());
+            if (before != null && before != k.type()) {
+                throw new ValidationException("table " + name + ": attribute " + k.name() + " is defined as both "
+                        + before + " and " + k.type() + " in the key schemas of the table and its indexes");
+            }
+        }
         if (global > 20 || local > 5) {
             throw new ValidationException("table " + name + " has " + global + " global and " + local
                     + " local indexes; at most 20 and 5");

@@ -40,6 +40,9 @@ import java.util.function.Supplier;
  * write; the indexes themselves are maintained by {@code engine-index} (not yet built).
  */
 public final class Database implements AutoCloseable {
+    /** The largest response of {@link #batchGetItem}, in item bytes (DynamoDB's 16 MB). */
+    static final long BATCH_GET_BYTES = 16L << 20;
+
     private final KvStore kv;
     private final DatabaseOptions options;
     private final Catalog catalog;
@@ -198,11 +201,16 @@ public final class Database implements AutoCloseable {
         for (int i = 0; i < gets.size(); i++) {
             TableSchema t = tables.get(i);
             TransactGet g = gets.get(i);
-            if (bytes >= 16L << 20) {
+            if (bytes >= BATCH_GET_BYTES) {
                 unprocessed.add(g);
                 continue;
             }
             Item item = onTable(t, () -> reads.get(t, g.get(), null));
+            if (item != null && bytes + ItemSize.of(item) > BATCH_GET_BYTES) {
+                unprocessed.add(g); // it would not fit the 16 MB response
+                bytes = BATCH_GET_BYTES;
+                continue;
+            }
             if (item != null) {
                 responses.computeIfAbsent(g.table(), k -> new ArrayList<>()).add(item);
                 bytes += ItemSize.of(item);
@@ -259,17 +267,15 @@ public final class Database implements AutoCloseable {
         checkCount("TransactWriteItems", items.size(), 100);
         List<PreparedWrite> prepared = prepareAll(items, "TransactWriteItems");
         long bytes = 0;
-        StringBuilder fingerprint = new StringBuilder();
         for (TransactWrite w : items) {
             if (w.op() instanceof PutItem p) {
                 bytes += ItemSize.of(p.item());
             }
-            fingerprint.append(w.table()).append('\u0000').append(w.op()).append('\u0001');
         }
         if (bytes > 4L << 20) {
             throw new ValidationException("TransactWriteItems: the items total " + bytes + " bytes; at most 4 MB");
         }
-        runAtomic(prepared, clientRequestToken, clientRequestToken == null ? null : fingerprint.toString(), durability);
+        runAtomic(prepared, clientRequestToken, clientRequestToken == null ? null : Fingerprint.of(items), durability);
     }
 
     /**

@@ -108,7 +108,12 @@ final class PreparedWrite {
         }
         Map<String, AttributeValue> start = new LinkedHashMap<>(key.attributes());
         start.putAll(before);
-        Item after = Item.of(update == null ? start : update.apply(start));
+        Map<String, AttributeValue> updated = update == null ? start : update.apply(start);
+        if (current == null && update != null && updated.size() == key.attributes().size()) {
+            // An update that adds nothing (only REMOVE or DELETE) does not create an absent item.
+            return new Outcome(false, null);
+        }
+        Item after = Item.of(updated);
         table.checkWritable(after);
         return new Outcome(false, after);
     }
@@ -133,14 +138,7 @@ final class PreparedWrite {
         if (item == null || update == null) {
             return null;
         }
-        Set<String> touched = update.touchedAttributes();
-        Map<String, AttributeValue> out = new LinkedHashMap<>();
-        for (String name : touched) {
-            AttributeValue v = item.get(name);
-            if (v != null) {
-                out.put(name, v);
-            }
-        }
+        Map<String, AttributeValue> out = update.projectUpdated(item.attributes());
         return out.isEmpty() ? null : Item.of(out);
     }
 }

@@ -10,6 +10,7 @@ import dev.lacuna.expr.Ast.AttributeNotExists;
 import dev.lacuna.expr.Ast.AttributeType;
 import dev.lacuna.expr.Ast.BeginsWith;
 import dev.lacuna.expr.Ast.Between;
+import dev.lacuna.expr.Ast.Comparator;
 import dev.lacuna.expr.Ast.Compare;
 import dev.lacuna.expr.Ast.Condition;
 import dev.lacuna.expr.Ast.Contains;
@@ -81,6 +82,21 @@ final class Binder {
 
     // ---- conditions ----
 
+    /**
+     * An ordering comparison of a literal value that has no order (a list, map, set, boolean or null) is an
+     * error, as in DynamoDB; an attribute of such a type only makes the comparison false at run time.
+     */
+    private void requireOrdered(String operator, Operand... operands) {
+        for (Operand o : operands) {
+            if (o instanceof Literal literal) {
+                AttributeValue.Type t = literal.value().type();
+                if (t != AttributeValue.Type.S && t != AttributeValue.Type.N && t != AttributeValue.Type.B) {
+                    throw operandType(operator, literal.value());
+                }
+            }
+        }
+    }
+
     Condition condition(Condition c) {
         if (c instanceof And and) {
             return new And(conditions(and.operands()));
@@ -92,10 +108,15 @@ final class Binder {
             return new Not(condition(not.operand()));
         }
         if (c instanceof Compare compare) {
-            return new Compare(operand(compare.left()), compare.comparator(), operand(compare.right()));
+            Compare bound = new Compare(operand(compare.left()), compare.comparator(), operand(compare.right()));
+            if (compare.comparator() != Comparator.EQ && compare.comparator() != Comparator.NE) {
+                requireOrdered(compare.comparator().symbol, bound.left(), bound.right());
+            }
+            return bound;
         }
         if (c instanceof Between between) {
             Between bound = new Between(operand(between.value()), operand(between.lower()), operand(between.upper()));
+            requireOrdered("BETWEEN", bound.value(), bound.lower(), bound.upper());
             if (bound.lower() instanceof Literal low && bound.upper() instanceof Literal high) {
                 checkBounds(low.value(), high.value());
             }

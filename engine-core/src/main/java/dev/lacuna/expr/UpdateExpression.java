@@ -64,6 +64,20 @@ public final class UpdateExpression {
         return touched;
     }
 
+    /**
+     * The parts of {@code item} at the paths this update writes, as {@code UPDATED_OLD} (given the item before)
+     * and {@code UPDATED_NEW} (given the item after) return them: {@code SET a.b = :v} gives {@code {a: {b: …}}},
+     * not the whole of {@code a}. Paths absent from {@code item} are left out.
+     */
+    public Map<String, AttributeValue> projectUpdated(Map<String, AttributeValue> item) {
+        java.util.List<Ast.Path> paths = new java.util.ArrayList<>();
+        update.set().forEach(a -> paths.add(a.path()));
+        paths.addAll(update.remove());
+        update.add().forEach(a -> paths.add(a.path()));
+        update.delete().forEach(a -> paths.add(a.path()));
+        return Projector.project(new Ast.Projection(paths), item);
+    }
+
     Update ast() {
         return update;
     }

@@ -25,7 +25,7 @@ final class BatchCodec {
             out.write(op.kind());
             putVarint(out, op.key().length);
             out.writeBytes(op.key());
-            if (op.kind() == InternalKey.KIND_PUT) {
+            if (hasValue(op.kind())) {
                 putVarint(out, op.value().length);
                 out.writeBytes(op.value());
             }
@@ -51,17 +51,21 @@ final class BatchCodec {
                 throw new CorruptionException(where, pos[0], "batch ends early");
             }
             int kind = b[pos[0]++] & 0xFF;
-            if (kind > InternalKey.KIND_SINGLE_DELETE) {
+            if (kind > WriteBatch.KIND_LOG_ONLY) {
                 throw new CorruptionException(where, pos[0] - 1, "bad operation kind " + kind);
             }
             byte[] key = bytes(b, pos, where);
-            byte[] value = kind == InternalKey.KIND_PUT ? bytes(b, pos, where) : new byte[0];
+            byte[] value = hasValue(kind) ? bytes(b, pos, where) : new byte[0];
             ops.add(new WriteBatch.Op(kind, key, value));
         }
         if (pos[0] != b.length) {
             throw new CorruptionException(where, pos[0], "trailing bytes after batch");
         }
         return ops;
+    }
+
+    private static boolean hasValue(int kind) {
+        return kind == InternalKey.KIND_PUT || kind == WriteBatch.KIND_LOG_ONLY;
     }
 
     private static byte[] bytes(byte[] b, int[] pos, String where) {

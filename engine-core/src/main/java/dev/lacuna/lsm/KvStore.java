@@ -76,6 +76,7 @@ public final class KvStore implements AutoCloseable {
             }
             db.installTrees(trees, db.versions.keyspaces());
             db.wal = Wal.open(options.vfs(), dir.resolve(WAL_DIR), options.wal());
+            db.versions.checkpoints().forEach(db.wal::setCheckpoint); // before anything trims the log
             replayLog(db);
             KvStore store = new KvStore(db, lock);
             store.startBackgroundWork();
@@ -106,6 +107,9 @@ public final class KvStore implements AutoCloseable {
         try (WalReader reader = db.wal.reader(Math.max(start, first))) {
             for (WalRecord r = reader.next(); r != null; r = reader.next()) {
                 for (WriteBatch.Op op : BatchCodec.decode(r.payload(), "log record " + r.lsn())) {
+                    if (op.kind() == WriteBatch.KIND_LOG_ONLY) {
+                        continue;
+                    }
                     int t = db.treeOrNone(op.key());
                     if (t >= 0 && r.lsn() > flushed[t]) { // t < 0: its keyspace was dropped
                         Memtable mem = db.trees[t].mem();
@@ -323,6 +327,109 @@ public final class KvStore implements AutoCloseable {
         } finally {
             db.commitLock.unlock();
         }
+    }
+
+    /**
+     * Applies {@code batch} at sequence {@code sequence} (an LSN already visible) without logging it. For
+     * keyspaces derived from the log — an index kept by a log consumer — which after a crash are rebuilt by
+     * reading the log again from the consumer's checkpoint ({@link #setLogCheckpoint}). Such a keyspace
+     * must be written only this way, by one consumer, in increasing sequence order.
+     */
+    public void applyUnlogged(WriteBatch batch, long sequence) {
+        writes.applyUnlogged(batch, sequence);
+    }
+
+    /** The LSN of the last write visible to reads: every write acknowledged before now is at or below it. */
+    public long lastSequence() {
+        return db.visibleSequence;
+    }
+
+    /**
+     * A reader of the log from LSN {@code fromLsn} on, following it as it grows: what an index updater or a
+     * stream consumes. Records stay in the log while a checkpoint ({@link #setLogCheckpoint}) below them
+     * is registered. The caller closes the reader.
+     *
+     * @throws IllegalArgumentException if the log no longer holds {@code fromLsn}
+     */
+    public KvLogReader logReader(long fromLsn) {
+        db.checkOpen();
+        return new KvLogReader(db.wal.reader(fromLsn), db.dir.resolve(WAL_DIR).toString());
+    }
+
+    /**
+     * Records durably (in the manifest) that log consumer {@code name} needs no record at or below
+     * {@code lsn} any more; the log keeps every record above the lowest such checkpoint. Registers the
+     * consumer on first use.
+     */
+    public void setLogCheckpoint(String name, long lsn) {
+        db.checkWritable();
+        db.commitLock.lock();
+        try {
+            db.checkWritable();
+            db.wal.setCheckpoint(name, lsn); // first, so that no trim can pass it before the manifest has it
+            db.versions.logAndApply(new dev.lacuna.manifest.VersionEdit().checkpoint(name, lsn), db.visibleSequence);
+        } catch (IOException e) {
+            db.setBackgroundError(e);
+            throw new StorageIOException("cannot record checkpoint " + name + ": " + e.getMessage(), e);
+        } finally {
+            db.commitLock.unlock();
+        }
+    }
+
+    /** Forgets log consumer {@code name}: its checkpoint no longer keeps records in the log. */
+    public void removeLogCheckpoint(String name) {
+        db.checkWritable();
+        db.commitLock.lock();
+        try {
+            db.checkWritable();
+            db.versions.logAndApply(new dev.lacuna.manifest.VersionEdit().removeCheckpoint(name), db.visibleSequence);
+            db.wal.removeCheckpoint(name);
+        } catch (IOException e) {
+            db.setBackgroundError(e);
+            throw new StorageIOException("cannot remove checkpoint " + name + ": " + e.getMessage(), e);
+        } finally {
+            db.commitLock.unlock();
+        }
+    }
+
+    /** The log consumers' durable checkpoints, by name. */
+    public java.util.Map<String, Long> logCheckpoints() {
+        return db.versions.checkpoints();
+    }
+
+    /**
+     * Writes the memtables of keyspace {@code id} to tables and waits until that is done: afterwards every
+     * write applied to it before the call is in its files.
+     */
+    public void flushKeyspace(int id) {
+        db.checkWritable();
+        List<Tree> trees = new java.util.ArrayList<>();
+        db.commitLock.lock();
+        try {
+            Db.Route route = db.route(id);
+            if (route == null) {
+                throw new IllegalArgumentException("no keyspace " + id);
+            }
+            for (int t = route.firstTree(); t < route.firstTree() + route.partitions(); t++) {
+                db.trees[t].switchMemtable();
+                trees.add(db.trees[t]);
+            }
+        } finally {
+            db.commitLock.unlock();
+        }
+        trees.forEach(background::scheduleFlush);
+        try {
+            synchronized (db.progress) {
+                while (trees.stream().anyMatch(t -> t.immutableCount() > 0) && db.backgroundError() == null
+                        && !db.closed) {
+                    db.progress.wait(100);
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new StorageIOException("interrupted while flushing keyspace " + id, e);
+        }
+        db.checkWritable();
     }
 
     /** The keyspaces made with {@link #createKeyspace} and not dropped, by id. */

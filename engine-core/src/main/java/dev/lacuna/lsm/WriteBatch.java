@@ -16,6 +16,9 @@ public final class WriteBatch {
     /** Largest value accepted. */
     public static final int MAX_VALUE = 64 << 20;
 
+    /** The kind of a {@link #logOnly} operation in a log record (the others are {@link InternalKey}'s kinds). */
+    static final int KIND_LOG_ONLY = 3;
+
     /** One operation of the batch; {@code value} is empty for deletions. */
     record Op(int kind, byte[] key, byte[] value) {
     }
@@ -49,6 +52,19 @@ public final class WriteBatch {
     public WriteBatch singleDelete(byte[] key) {
         checkKey(key);
         return add(new Op(InternalKey.KIND_SINGLE_DELETE, key, new byte[0]));
+    }
+
+    /**
+     * Adds a record that goes into the log with the batch but not into the store: what a log consumer
+     * needs beside the writes (the item a write replaced, for an index or a stream). Keys may repeat.
+     */
+    public WriteBatch logOnly(byte[] key, byte[] value) {
+        checkKey(key);
+        Objects.requireNonNull(value, "value");
+        if (value.length > MAX_VALUE) {
+            throw new IllegalArgumentException("value of " + value.length + " bytes exceeds " + MAX_VALUE);
+        }
+        return add(new Op(KIND_LOG_ONLY, key, value));
     }
 
     /** Operations in the batch. */

@@ -32,15 +32,48 @@ final class WritePath {
 
     /** Writes {@code batch}; waits for the durability it asks only if {@code await}. */
     long write(WriteBatch batch, Durability durability, boolean await) {
+        long lsn = commit(batch, durability, -1);
+        db.userBytes.add(batch.bytes());
+        if (await && durability instanceof Durability.Sync) {
+            db.wal.awaitDurable(lsn);
+        }
+        return lsn;
+    }
+
+    /**
+     * Applies {@code batch} to the memtables at sequence {@code sequence} without logging it: for keyspaces
+     * whose contents are derived from the log (indexes), which recover by reading the log again.
+     */
+    void applyUnlogged(WriteBatch batch, long sequence) {
+        if (sequence < 1 || sequence > db.visibleSequence) {
+            throw new IllegalArgumentException("sequence " + sequence + " is not a visible LSN (1 to "
+                    + db.visibleSequence + ")");
+        }
+        for (WriteBatch.Op op : batch.ops()) {
+            if (op.kind() == WriteBatch.KIND_LOG_ONLY) {
+                throw new IllegalArgumentException("an unlogged batch has nothing to log");
+            }
+        }
+        commit(batch, null, sequence);
+    }
+
+    /**
+     * Logs (unless {@code unloggedSequence} is given) and applies a batch under the commit lock.
+     *
+     * @return its sequence number
+     */
+    private long commit(WriteBatch batch, Durability durability, long unloggedSequence) {
         db.checkWritable();
-        List<WriteBatch.Op> ops = lastWriteOfEachKey(batch.ops());
+        List<WriteBatch.Op> logged = batch.ops();
+        List<WriteBatch.Op> ops = lastWriteOfEachKey(applied(logged));
         if (ops.isEmpty()) {
             return db.visibleSequence;
         }
         Db.Route[] routes = db.routes;
         int[] treeIds = treesOf(ops);
         awaitRoom(treeIds);
-        byte[] record = BatchCodec.encode(ops);
+        byte[] record = unloggedSequence > 0 ? null
+                : BatchCodec.encode(ops.size() == logged.size() ? ops : withLogOnly(ops, logged));
         long lsn;
         db.commitLock.lock();
         try {
@@ -48,7 +81,7 @@ final class WritePath {
             if (db.routes != routes) {
                 treeIds = treesOf(ops); // a keyspace was created or dropped meanwhile
             }
-            lsn = db.wal.appendNoWait(record, 0, record.length, durability);
+            lsn = record == null ? unloggedSequence : db.wal.appendNoWait(record, 0, record.length, durability);
             long added = 0;
             for (int i = 0; i < treeIds.length; i++) {
                 WriteBatch.Op op = ops.get(i);
@@ -62,8 +95,10 @@ final class WritePath {
                     mem.addPurgeable(solePut, internalKey);
                 }
             }
-            db.visibleSequence = lsn;
-            long safe = db.reads.advance(lsn);
+            if (record != null) {
+                db.visibleSequence = lsn;
+            }
+            long safe = db.reads.advance(db.visibleSequence);
             for (int id : treeIds) {
                 db.trees[id].mem().purge(safe, db.snapshots);
             }
@@ -81,11 +116,27 @@ final class WritePath {
         } finally {
             db.commitLock.unlock();
         }
-        db.userBytes.add(batch.bytes());
-        if (await && durability instanceof Durability.Sync) {
-            db.wal.awaitDurable(lsn);
-        }
         return lsn;
+    }
+
+    private static List<WriteBatch.Op> applied(List<WriteBatch.Op> ops) {
+        for (WriteBatch.Op op : ops) {
+            if (op.kind() == WriteBatch.KIND_LOG_ONLY) {
+                return ops.stream().filter(o -> o.kind() != WriteBatch.KIND_LOG_ONLY).toList();
+            }
+        }
+        return ops;
+    }
+
+    /** The operations to log: those applied, then the log-only ones in their order. */
+    private static List<WriteBatch.Op> withLogOnly(List<WriteBatch.Op> applied, List<WriteBatch.Op> all) {
+        List<WriteBatch.Op> out = new ArrayList<>(applied);
+        for (WriteBatch.Op op : all) {
+            if (op.kind() == WriteBatch.KIND_LOG_ONLY) {
+                out.add(op);
+            }
+        }
+        return out;
     }
 
     private int[] treesOf(List<WriteBatch.Op> ops) {

@@ -18,7 +18,8 @@ import java.util.Objects;
  *                                (the partition key of an item); a scan within one prefix touches one partition
  * @param memtableBytes           a partition's memtable is flushed once it holds this much
  * @param memoryBudget            when all memtables together hold more, the largest is flushed
- * @param table                   SSTable settings (block size, compression, bloom filter)
+ * @param table                   SSTable settings (block size, compression, bloom filter); its key prefix is
+ *                                always {@code keyPrefix}
  * @param blockCacheBytes         capacity of the block cache shared by all partitions
  * @param wal                     write-ahead log settings
  * @param durability              durability of writes that do not name one
@@ -56,6 +57,8 @@ public record KvOptions(Vfs vfs, int partitions, KeyPrefix keyPrefix, long memta
         Objects.requireNonNull(durability, "durability");
         Objects.requireNonNull(clock, "clock");
         Objects.requireNonNull(keyspaceRouter, "keyspaceRouter");
+        // The bloom filters must index the prefix that scans ask about: one setting, never two that disagree.
+        table = table.withKeyPrefix(keyPrefix);
         if (partitions < 1 || partitions > 1024 || Integer.bitCount(partitions) != 1) {
             throw new IllegalArgumentException("partitions must be a power of two from 1 to 1024: " + partitions);
         }

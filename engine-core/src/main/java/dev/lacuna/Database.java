@@ -17,6 +17,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.locks.Lock;
 import java.util.function.Supplier;
 
 /**
@@ -167,10 +168,33 @@ public final class Database implements AutoCloseable {
     }
 
     private Optional<Item> write(String table, WriteOp op, ReturnValues returnValues, Durability durability) {
-        TableSchema t = catalog.get(table);
-        PreparedWrite w = PreparedWrite.prepare(t, op, returnValues);
-        Durability d = durability == null ? options.durability() : durability;
-        return Optional.ofNullable(onTable(t, () -> writes.single(w, returnValues, d)));
+        Lock lock = catalog.writeLock(table);
+        lock.lock(); // the schema read here (its indexes) stays current until the write is logged
+        try {
+            TableSchema t = catalog.get(table);
+            PreparedWrite w = PreparedWrite.prepare(t, op, returnValues);
+            Durability d = durability == null ? options.durability() : durability;
+            return Optional.ofNullable(onTable(t, () -> writes.single(w, returnValues, d)));
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Runs {@code body} holding the write locks of {@code items}' tables, taken in name order. */
+    private void withTableLocks(List<TransactWrite> items, Runnable body) {
+        List<Lock> held = new ArrayList<>();
+        try {
+            for (String name : new java.util.TreeSet<>(items.stream().map(TransactWrite::table).toList())) {
+                Lock lock = catalog.writeLock(name);
+                lock.lock();
+                held.add(lock);
+            }
+            body.run();
+        } finally {
+            for (int i = held.size() - 1; i >= 0; i--) {
+                held.get(i).unlock();
+            }
+        }
     }
 
     /** One page of the items of one partition key, in sort-key order (or reversed). */
@@ -228,6 +252,11 @@ public final class Database implements AutoCloseable {
     public List<TransactWrite> batchWriteItem(BatchWriteItem request) {
         List<TransactWrite> items = request.writes();
         checkCount("BatchWriteItem", items.size(), BatchWriteItem.MAX_WRITES);
+        withTableLocks(items, () -> batchWrite(items));
+        return List.of();
+    }
+
+    private void batchWrite(List<TransactWrite> items) {
         List<PreparedWrite> prepared = prepareAll(items, "BatchWriteItem");
         long bytes = 0;
         for (TransactWrite w : items) {
@@ -239,7 +268,6 @@ public final class Database implements AutoCloseable {
             throw new ValidationException("BatchWriteItem: the items total " + bytes + " bytes; at most 16 MB");
         }
         runAtomic(prepared, null, null, options.durability());
-        return List.of();
     }
 
     /** {@link #transactWriteItems(List, String, Durability)} without a token, with the database's durability. */
@@ -265,6 +293,10 @@ public final class Database implements AutoCloseable {
     public void transactWriteItems(List<TransactWrite> items, String clientRequestToken, Durability durability) {
         Objects.requireNonNull(durability, "durability");
         checkCount("TransactWriteItems", items.size(), 100);
+        withTableLocks(items, () -> transact(items, clientRequestToken, durability));
+    }
+
+    private void transact(List<TransactWrite> items, String clientRequestToken, Durability durability) {
         List<PreparedWrite> prepared = prepareAll(items, "TransactWriteItems");
         long bytes = 0;
         for (TransactWrite w : items) {
@@ -376,6 +408,10 @@ public final class Database implements AutoCloseable {
      */
     @Override
     public void close() {
-        kv.close();
+        try {
+            catalog.close();
+        } finally {
+            kv.close();
+        }
     }
 }

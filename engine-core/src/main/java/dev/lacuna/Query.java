@@ -18,6 +18,7 @@ public final class Query extends ExpressionRequest<Query> {
     private Map<String, AttributeValue> exclusiveStartKey;
     private boolean forward = true;
     private boolean count;
+    private java.time.Duration readYourWrites;
 
     /** Reads the items matching this key condition expression. */
     public Query(String keyCondition) {
@@ -61,6 +62,21 @@ public final class Query extends ExpressionRequest<Query> {
     public Query scanIndexForward(boolean forward) {
         this.forward = forward;
         return this;
+    }
+
+    /**
+     * For a query on a global secondary index (eventually consistent, as in DynamoDB): first wait, at most
+     * {@code timeout}, until the index has applied every write acknowledged before the query began, so the
+     * query sees them ({@link ReadYourWritesTimeoutException} if it takes longer). Lacuna's addition.
+     */
+    public Query readYourWrites(java.time.Duration timeout) {
+        this.readYourWrites = java.util.Objects.requireNonNull(timeout, "timeout");
+        return this;
+    }
+
+    /** The read-your-writes timeout, or null for an eventually consistent read. */
+    public java.time.Duration readYourWrites() {
+        return readYourWrites;
     }
 
     /** Returns only the count of matching items, not the items ({@code Select=COUNT}). */

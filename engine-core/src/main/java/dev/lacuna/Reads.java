@@ -48,13 +48,7 @@ final class Reads {
     }
 
     Page query(TableSchema table, Query q) {
-        if (q.index() != null) {
-            if (table.spec().index(q.index()) == null) {
-                throw new ValidationException("The table does not have the specified index: " + q.index());
-            }
-            throw new UnsupportedOperationException("queries on secondary indexes arrive with engine-index; index "
-                    + q.index() + " of table " + table.name() + " is defined but not yet maintained");
-        }
+        Target target = target(table, q);
         Placeholders placeholders = q.placeholders();
         KeyConditionExpression keyCondition = KeyConditionExpression.parse(q.keyCondition(), placeholders);
         ConditionExpression filter = q.filter() == null ? null : ConditionExpression.parseFilter(q.filter(), placeholders);
@@ -64,22 +58,23 @@ final class Reads {
         checkCount(q.isCount(), projection);
         if (filter != null) {
             for (String name : filter.attributeNames()) {
-                if (table.isKeyAttribute(name)) {
+                if (name.equals(target.pk.name()) || (target.sk != null && name.equals(target.sk.name()))) {
                     throw new ValidationException("Filter Expression can only contain non-primary key attributes: "
                             + "Primary key attribute: " + name);
                 }
             }
         }
-        KeyConditionExpression.KeyRange range = keyCondition.resolve(table.pkName(), table.skName());
+        KeyConditionExpression.KeyRange range = keyCondition.resolve(target.pk.name(),
+                target.sk == null ? null : target.sk.name());
         AttributeValue pk = range.partitionValue();
-        checkConditionType(table.spec().partitionKey(), pk);
-        Key.of(table.pkName(), pk); // validates the value as a key value
-        byte[] prefix = KeyEncoding.encodePartitionPrefix(table.id(), pk);
+        checkConditionType(target.pk, pk);
+        Key.of(target.pk.name(), pk); // validates the value as a key value
+        byte[] prefix = KeyEncoding.encodePartitionPrefix(target.keyspace, pk);
         byte[] lo = prefix;
         byte[] hi = prefixEnd(prefix);
         if (range.sortKeyCondition().isPresent()) {
             KeyTerm term = range.sortKeyCondition().get();
-            KeyAttribute sk = table.spec().sortKey();
+            KeyAttribute sk = target.sk;
             checkConditionType(sk, term.value());
             if (term.upperValue() != null) {
                 checkConditionType(sk, term.upperValue());
@@ -89,45 +84,40 @@ final class Reads {
                     throw new ValidationException("Invalid KeyConditionExpression: Incorrect operand type for operator "
                             + "or function; operator or function: begins_with, operand type: N");
                 }
-                byte[] p = KeyEncoding.encodeSortKeyPrefix(table.id(), pk, term.value());
+                byte[] p = KeyEncoding.encodeSortKeyPrefix(target.keyspace, pk, term.value());
                 lo = p;
                 hi = prefixEnd(p);
             } else {
                 if (term.operator() == KeyTerm.Operator.BETWEEN
-                        && compare(sortKey(table, pk, term.value()), sortKey(table, pk, term.upperValue())) > 0) {
+                        && compare(target.bound(pk, term.value()), target.bound(pk, term.upperValue())) > 0) {
                     throw new ValidationException("Invalid KeyConditionExpression: The BETWEEN operator requires upper "
                             + "bound to be greater than or equal to lower bound; lower bound operand: " + term.value()
                             + ", upper bound operand: " + term.upperValue());
                 }
                 if (term.lower().isPresent()) {
                     KeyTerm.Bound b = term.lower().get();
-                    byte[] k = sortKey(table, pk, b.value());
-                    lo = b.inclusive() ? k : after(k);
+                    byte[] k = target.bound(pk, b.value());
+                    lo = b.inclusive() ? k : target.pastEqual(k);
                 }
                 if (term.upper().isPresent()) {
                     KeyTerm.Bound b = term.upper().get();
-                    byte[] k = sortKey(table, pk, b.value());
-                    hi = b.inclusive() ? after(k) : k;
+                    byte[] k = target.bound(pk, b.value());
+                    hi = b.inclusive() ? target.pastEqual(k) : k;
                 }
             }
         }
         if (q.exclusiveStartKey() != null) {
-            Key start = table.keyFromMap(q.exclusiveStartKey(), "ExclusiveStartKey");
-            if (!start.partitionKey().equals(pk)) {
-                throw new ValidationException("The provided starting key is invalid: its partition key does not match "
-                        + "the query's");
-            }
-            if (range.sortKeyCondition().isPresent() && !range.sortKeyCondition().get().matches(start.sortKey())) {
-                throw new ValidationException("The provided starting key does not match the range key predicate");
-            }
-            byte[] k = table.encode(start);
+            byte[] k = target.startKey(q.exclusiveStartKey(), pk, range.sortKeyCondition().orElse(null));
             if (q.forward()) {
                 lo = max(lo, after(k));
             } else {
                 hi = min(hi, k);
             }
         }
-        PageBuilder page = new PageBuilder(table, filter, projection, q.isCount(), q.limit());
+        if (target.index != null && q.readYourWrites() != null) {
+            awaitIndex(target.index, q.readYourWrites());
+        }
+        PageBuilder page = new PageBuilder(target, filter, projection, q.isCount(), q.limit());
         if (hi != null && compare(lo, hi) >= 0) {
             return page.build();
         }
@@ -138,6 +128,121 @@ final class Reads {
             page.deadEntries += c.deadEntriesSkipped();
         }
         return page.build();
+    }
+
+    /** Waits until the index has applied every write acknowledged before now. */
+    private void awaitIndex(LiveIndex index, java.time.Duration timeout) {
+        long lsn = kv.lastSequence();
+        try {
+            if (!index.maintainer().awaitApplied(lsn, timeout)) {
+                throw new ReadYourWritesTimeoutException("index " + index.spec().name() + " had not applied LSN " + lsn
+                        + " after " + timeout + " (it is at " + index.maintainer().appliedLsn() + ")");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new ReadYourWritesTimeoutException("interrupted while waiting for index " + index.spec().name());
+        }
+    }
+
+    /** What a query reads: the table itself, or one of its indexes. */
+    private Target target(TableSchema table, Query q) {
+        if (q.index() == null) {
+            if (q.readYourWrites() != null) {
+                throw new ValidationException("readYourWrites applies to index queries; table reads are always "
+                        + "strongly consistent");
+            }
+            return new Target(table, null, table.id(), table.spec().partitionKey(), table.spec().sortKey());
+        }
+        IndexSpec spec = table.spec().index(q.index());
+        LiveIndex index = table.liveIndex(q.index());
+        if (spec == null || index == null) {
+            throw new ValidationException("The table does not have the specified index: " + q.index());
+        }
+        String status = index.maintainer().status();
+        if ("CREATING".equals(status)) {
+            throw new ValidationException("Cannot read from backfilling global secondary index: " + q.index());
+        }
+        if (!"ACTIVE".equals(status)) {
+            throw new LacunaException("index " + q.index() + " of table " + table.name() + " is " + status);
+        }
+        return new Target(table, index, index.keyspace(), spec.partitionKey(), spec.sortKey());
+    }
+
+    /** The keyspace a query reads and how its keys are made. */
+    private record Target(TableSchema table, LiveIndex index, int keyspace, KeyAttribute pk, KeyAttribute sk) {
+        /** The key (table) or key prefix (index) of the entries whose sort key is {@code sortValue}. */
+        byte[] bound(AttributeValue pkValue, AttributeValue sortValue) {
+            Key.of(pk.name(), pkValue, sk.name(), sortValue); // validates both as key values
+            return KeyEncoding.encodeKey(keyspace, pkValue, sortValue);
+        }
+
+        /** Past every entry that {@link #bound} {@code k} starts. */
+        byte[] pastEqual(byte[] k) {
+            return index == null ? after(k) : prefixEnd(k);
+        }
+
+        /** The encoded exclusive start key, checked against the schema and the key condition. */
+        byte[] startKey(Map<String, AttributeValue> map, AttributeValue pkValue, KeyTerm sortTerm) {
+            Key base = index == null ? table.keyFromMap(map, "ExclusiveStartKey")
+                    : table.keyFromMap(baseKeyOf(map), "ExclusiveStartKey");
+            AttributeValue startPk = index == null ? base.partitionKey() : map.get(pk.name());
+            AttributeValue startSk = index == null ? base.sortKey() : sk == null ? null : map.get(sk.name());
+            if (startPk == null || (sk != null && startSk == null)) {
+                throw new ValidationException("The provided starting key is invalid: it must hold the index keys "
+                        + pk.name() + (sk == null ? "" : ", " + sk.name()) + " and the table's key");
+            }
+            if (!startPk.equals(pkValue)) {
+                throw new ValidationException("The provided starting key is invalid: its partition key does not match "
+                        + "the query's");
+            }
+            if (sortTerm != null && !sortTerm.matches(startSk)) {
+                throw new ValidationException("The provided starting key does not match the range key predicate");
+            }
+            if (index == null) {
+                return table.encode(base);
+            }
+            checkConditionType(pk, startPk);
+            if (sk != null) {
+                checkConditionType(sk, startSk);
+            }
+            return KeyEncoding.encodeIndexKey(keyspace, startPk, startSk, base);
+        }
+
+        /** The table's key out of an index query's start key, which must hold exactly the index's and the table's keys. */
+        private Map<String, AttributeValue> baseKeyOf(Map<String, AttributeValue> map) {
+            java.util.Set<String> required = new java.util.HashSet<>();
+            required.add(pk.name());
+            if (sk != null) {
+                required.add(sk.name());
+            }
+            required.add(table.pkName());
+            if (table.skName() != null) {
+                required.add(table.skName());
+            }
+            if (!map.keySet().equals(required)) {
+                throw new ValidationException("The provided starting key is invalid: it must hold exactly " + required
+                        + ", not " + map.keySet());
+            }
+            Map<String, AttributeValue> base = new java.util.LinkedHashMap<>();
+            base.put(table.pkName(), map.get(table.pkName()));
+            if (table.skName() != null) {
+                base.put(table.skName(), map.get(table.skName()));
+            }
+            return base;
+        }
+
+        /** What a page's last evaluated key holds for {@code item}. */
+        Map<String, AttributeValue> lastKey(Item item) {
+            Map<String, AttributeValue> key = new java.util.LinkedHashMap<>(
+                    Key.from(item, table.pkName(), table.skName()).attributes());
+            if (index != null) {
+                key.put(pk.name(), item.get(pk.name()));
+                if (sk != null) {
+                    key.put(sk.name(), item.get(sk.name()));
+                }
+            }
+            return key;
+        }
     }
 
     Page scan(TableSchema table, Scan s) {
@@ -172,7 +277,8 @@ final class Reads {
             }
             lo = after(k);
         }
-        PageBuilder page = new PageBuilder(table, filter, projection, s.isCount(), s.limit());
+        PageBuilder page = new PageBuilder(new Target(table, null, table.id(), table.spec().partitionKey(),
+                table.spec().sortKey()), filter, projection, s.isCount(), s.limit());
         for (int i = first; i < parts.size() && !page.full(); i++) {
             try (KvCursor c = kv.scanPartition(table.id(), parts.get(i), lo, table.highest(), false, null)) {
                 for (; c.valid() && !page.full(); c.next()) {
@@ -241,7 +347,7 @@ final class Reads {
 
     /** Collects one page: counts, the filter, the projection, and where it ends. */
     private static final class PageBuilder {
-        private final TableSchema table;
+        private final Target target;
         private final ConditionExpression filter;
         private final ProjectionExpression projection;
         private final boolean count;
@@ -253,9 +359,9 @@ final class Reads {
         private Item last;
         long deadEntries;
 
-        PageBuilder(TableSchema table, ConditionExpression filter, ProjectionExpression projection, boolean count,
+        PageBuilder(Target target, ConditionExpression filter, ProjectionExpression projection, boolean count,
                     int limit) {
-            this.table = table;
+            this.target = target;
             this.filter = filter;
             this.projection = projection;
             this.count = count;
@@ -281,8 +387,7 @@ final class Reads {
         }
 
         Page build() {
-            Map<String, AttributeValue> lastKey = full() && last != null
-                    ? Key.from(last, table.pkName(), table.skName()).attributes() : null;
+            Map<String, AttributeValue> lastKey = full() && last != null ? target.lastKey(last) : null;
             return new Page(items, matched, scanned, lastKey, deadEntries);
         }
     }

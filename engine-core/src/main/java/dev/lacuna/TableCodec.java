@@ -16,7 +16,8 @@ import java.util.List;
  * class ("Keyspace descriptor", version {@value #VERSION}).
  */
 final class TableCodec {
-    static final int VERSION = 1;
+    static final int VERSION = 2;
+    static final int KIND_INDEX = 3;
     static final int KIND_TABLE = 1;
     static final int KIND_TOKENS = 2;
 
@@ -31,7 +32,21 @@ final class TableCodec {
         return new byte[] {VERSION, KIND_TOKENS};
     }
 
-    static byte[] encode(TableSpec spec, Instant createdAt) {
+    /** The descriptor of an index keyspace: which table and index it belongs to (for tools and clean-up). */
+    static byte[] encodeIndex(String table, String index) {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        try (DataOutputStream out = new DataOutputStream(bytes)) {
+            out.writeByte(VERSION);
+            out.writeByte(KIND_INDEX);
+            out.writeUTF(table);
+            out.writeUTF(index);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return bytes.toByteArray();
+    }
+
+    static byte[] encode(TableSpec spec, Instant createdAt, List<IndexRef> refs) {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         try (DataOutputStream out = new DataOutputStream(bytes)) {
             out.writeByte(VERSION);
@@ -53,6 +68,10 @@ final class TableCodec {
                     out.writeUTF(a);
                 }
                 out.writeInt(index.partitions());
+                IndexRef ref = refs.stream().filter(r -> r.name().equals(index.name())).findFirst()
+                        .orElseThrow(() -> new IllegalArgumentException("no keyspace for index " + index.name()));
+                out.writeInt(ref.keyspace());
+                out.writeBoolean(ref.creating());
             }
         } catch (IOException e) {
             throw new UncheckedIOException(e); // cannot happen in memory
@@ -77,11 +96,11 @@ final class TableCodec {
     static Descriptor decode(int id, byte[] bytes) {
         try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(bytes))) {
             int version = in.readUnsignedByte();
-            if (version != VERSION) {
+            if (version < 1 || version > VERSION) {
                 throw corrupt(id, "unsupported descriptor version " + version);
             }
             int kind = in.readUnsignedByte();
-            if (kind == KIND_TOKENS) {
+            if (kind == KIND_TOKENS || kind == KIND_INDEX) {
                 return new Descriptor(kind, null);
             }
             if (kind != KIND_TABLE) {
@@ -94,6 +113,7 @@ final class TableCodec {
             Instant createdAt = Instant.ofEpochMilli(in.readLong());
             int count = in.readUnsignedShort();
             List<IndexSpec> indexes = new ArrayList<>();
+            List<IndexRef> refs = new ArrayList<>();
             for (int i = 0; i < count; i++) {
                 String indexName = in.readUTF();
                 IndexSpec.Kind indexKind = IndexSpec.Kind.values()[in.readUnsignedByte()];
@@ -106,11 +126,17 @@ final class TableCodec {
                     include.add(in.readUTF());
                 }
                 indexes.add(new IndexSpec(indexName, indexKind, ipk, isk, projection, include, in.readInt()));
+                if (version >= 2) {
+                    refs.add(new IndexRef(indexName, in.readInt(), in.readBoolean()));
+                } else {
+                    throw corrupt(id, "a version 1 descriptor has indexes without keyspaces");
+                }
             }
             if (in.available() != 0) {
                 throw corrupt(id, in.available() + " bytes after the descriptor");
             }
-            return new Descriptor(kind, new TableSchema(id, new TableSpec(name, pk, sk, partitions, indexes), createdAt));
+            return new Descriptor(kind, new TableSchema(id, new TableSpec(name, pk, sk, partitions, indexes), createdAt,
+                    refs, List.of()));
         } catch (IOException | RuntimeException e) {
             if (e instanceof CorruptionException c) {
                 throw c;

@@ -3,13 +3,55 @@ package dev.lacuna;
 import dev.lacuna.item.ItemSize;
 import dev.lacuna.item.KeyEncoding;
 import java.time.Instant;
+import java.util.List;
 import java.util.Map;
 
 /**
  * A table as the engine uses it: its spec, its keyspace id, and the checks every request against it makes
  * before anything is logged (key schema, key types, item size, index key types).
  */
-record TableSchema(int id, TableSpec spec, Instant createdAt) {
+record TableSchema(int id, TableSpec spec, Instant createdAt, List<IndexRef> indexRefs, List<LiveIndex> live) {
+
+    TableSchema {
+        indexRefs = List.copyOf(indexRefs);
+        live = List.copyOf(live);
+    }
+
+    /** The same table with its maintainers. */
+    TableSchema withLive(List<LiveIndex> indexes) {
+        return new TableSchema(id, spec, createdAt, indexRefs, indexes);
+    }
+
+    /** The keyspace of index {@code name}, or -1. */
+    int indexKeyspace(String name) {
+        for (IndexRef r : indexRefs) {
+            if (r.name().equals(name)) {
+                return r.keyspace();
+            }
+        }
+        return -1;
+    }
+
+    /** The open index named {@code name}, or null. */
+    LiveIndex liveIndex(String name) {
+        for (LiveIndex l : live) {
+            if (l.spec().name().equals(name)) {
+                return l;
+            }
+        }
+        return null;
+    }
+
+    /** Whether some index of the table is kept from the log (so writes must log the items they replace). */
+    boolean hasAsyncIndexes() {
+        for (LiveIndex l : live) {
+            if (!l.maintainer().synchronous()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
 
     String name() {
         return spec.name();
@@ -29,7 +71,13 @@ record TableSchema(int id, TableSpec spec, Instant createdAt) {
     }
 
     TableDescription describe() {
-        return new TableDescription(spec, id, "ACTIVE", createdAt);
+        List<IndexDescription> indexes = new java.util.ArrayList<>();
+        for (LiveIndex l : live) {
+            long[] progress = l.maintainer().backfillProgress();
+            indexes.add(new IndexDescription(l.spec().name(), l.keyspace(), l.maintainer().status(), progress[0],
+                    progress[1], l.maintainer().appliedLsn()));
+        }
+        return new TableDescription(spec, id, "ACTIVE", createdAt, indexes);
     }
 
     /** The primary key of {@code item}, checked against the schema. */
@@ -104,6 +152,13 @@ record TableSchema(int id, TableSpec spec, Instant createdAt) {
             return;
         }
         checkType(attribute, v, index.name());
+        int max = attribute == index.partitionKey() ? Key.MAX_PARTITION_KEY_BYTES : Key.MAX_SORT_KEY_BYTES;
+        long size = v instanceof AttributeValue.S s ? ItemSize.utf8Length(s.value())
+                : v instanceof AttributeValue.B b ? b.value().length : 0;
+        if (size > max) {
+            throw new ValidationException("One or more parameter values were invalid: Size of index key " + attribute.name()
+                    + " of index " + index.name() + " is " + size + " bytes; the limit is " + max);
+        }
         boolean empty = (v instanceof AttributeValue.S s && s.value().isEmpty())
                 || (v instanceof AttributeValue.B b && b.value().length == 0);
         if (empty) {

@@ -1,5 +1,7 @@
 package dev.lacuna;
 
+import dev.lacuna.index.IndexDiff;
+import dev.lacuna.index.IndexEntry;
 import dev.lacuna.item.ItemCodec;
 import dev.lacuna.lsm.KvStore;
 import dev.lacuna.lsm.WriteBatch;
@@ -131,20 +133,35 @@ final class Writes {
         }
     }
 
-    /** Adds the write's effect to {@code batch}; false if it changes nothing stored. */
+    /**
+     * Adds the write's effect to {@code batch}: the item, the entries of its synchronous indexes, and — if an
+     * index is kept from the log — the item it replaces, which that index's updater needs to remove the old
+     * entries. False if it changes nothing stored.
+     */
     private static boolean stage(WriteBatch batch, PreparedWrite w, Item before, Item after) {
-        if (!w.writes()) {
-            return false;
+        if (!w.writes() || (after == null && before == null)) {
+            return false; // a condition check, or deleting an absent item
         }
         if (after != null) {
             batch.put(w.encodedKey, ItemCodec.encode(after));
-            return true;
-        }
-        if (before != null) {
+        } else {
             batch.delete(w.encodedKey);
-            return true;
         }
-        return false; // deleting an absent item
+        for (LiveIndex index : w.table.live()) {
+            if (index.maintainer().synchronous()) {
+                IndexDiff.add(batch, entries(index, before), entries(index, after));
+            }
+        }
+        if (w.table.hasAsyncIndexes()) {
+            batch.logOnly(w.encodedKey, before == null ? NO_ITEM : ItemCodec.encode(before));
+        }
+        return true;
+    }
+
+    private static final byte[] NO_ITEM = new byte[0];
+
+    private static List<IndexEntry> entries(LiveIndex index, Item item) {
+        return item == null ? List.of() : index.maintainer().entries(item);
     }
 
     private Item read(byte[] key) {

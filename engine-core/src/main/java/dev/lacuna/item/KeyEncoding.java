@@ -90,6 +90,26 @@ public final class KeyEncoding {
         return out.toByteArray();
     }
 
+    /**
+     * The key of an index entry: {@code keyspace | indexPartitionKey | indexSortKey? | basePartitionKey |
+     * baseSortKey?}. Entries of one index partition key share {@link #encodePartitionPrefix} of it, ordered by
+     * the index sort key and then by the base key, so that items with equal index keys stay distinct.
+     */
+    public static byte[] encodeIndexKey(int keyspace, AttributeValue indexPartitionKey, AttributeValue indexSortKey,
+                                        Key baseKey) {
+        ByteOut out = new ByteOut(96);
+        out.writeIntBigEndian(keyspace);
+        appendKeyValue(indexPartitionKey, "index partition key", out);
+        if (indexSortKey != null) {
+            appendKeyValue(indexSortKey, "index sort key", out);
+        }
+        appendKeyValue(baseKey.partitionKey(), "partition key", out);
+        if (baseKey.sortKey() != null) {
+            appendKeyValue(baseKey.sortKey(), "sort key", out);
+        }
+        return out.toByteArray();
+    }
+
     /** {@link #encodeKey(int, AttributeValue, AttributeValue)} of {@code key}'s values. */
     public static byte[] encodeKey(int tableId, Key key) {
         return encodeKey(tableId, key.partitionKey(), key.sortKey());

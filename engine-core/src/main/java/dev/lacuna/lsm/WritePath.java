@@ -45,9 +45,8 @@ final class WritePath {
      * whose contents are derived from the log (indexes), which recover by reading the log again.
      */
     void applyUnlogged(WriteBatch batch, long sequence) {
-        if (sequence < 1 || sequence > db.visibleSequence) {
-            throw new IllegalArgumentException("sequence " + sequence + " is not a visible LSN (1 to "
-                    + db.visibleSequence + ")");
+        if (sequence < 1) {
+            throw new IllegalArgumentException("sequence " + sequence + " is not an LSN");
         }
         for (WriteBatch.Op op : batch.ops()) {
             if (op.kind() == WriteBatch.KIND_LOG_ONLY) {
@@ -80,6 +79,12 @@ final class WritePath {
             db.checkWritable();
             if (db.routes != routes) {
                 treeIds = treesOf(ops); // a keyspace was created or dropped meanwhile
+            }
+            if (record == null && unloggedSequence > db.visibleSequence) {
+                // Checked under the lock: a record a log reader has seen was appended under it, so its
+                // writer has made it visible by the time this runs.
+                throw new IllegalArgumentException("sequence " + unloggedSequence + " is not a visible LSN (1 to "
+                        + db.visibleSequence + ")");
             }
             lsn = record == null ? unloggedSequence : db.wal.appendNoWait(record, 0, record.length, durability);
             long added = 0;

@@ -1,0 +1,16 @@
+package dev.lacuna;
+
+/**
+ * The state of one secondary index, as {@link Database#describeTable} reports it.
+ *
+ * @param name        the index's name
+ * @param keyspace    the keyspace holding its entries
+ * @param status      {@code CREATING} while it is being backfilled, {@code ACTIVE} after, {@code FAILED} if its
+ *                    maintainer stopped on an error
+ * @param itemsDone   items backfilled so far (0 if it was created with the table)
+ * @param itemsTotal  items to backfill (0 if it was created with the table)
+ * @param appliedLsn  every write up to this LSN is applied to the index
+ */
+public record IndexDescription(String name, int keyspace, String status, long itemsDone, long itemsTotal,
+                               long appliedLsn) {
+}

@@ -1,0 +1,124 @@
+package dev.lacuna;
+
+import dev.lacuna.index.IndexContext;
+import dev.lacuna.index.ItemChange;
+import dev.lacuna.item.ItemCodec;
+import dev.lacuna.lsm.KvCursor;
+import dev.lacuna.lsm.KvLogReader;
+import dev.lacuna.lsm.KvSnapshot;
+import dev.lacuna.lsm.KvStore;
+import java.nio.ByteBuffer;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Consumer;
+
+/**
+ * The {@link IndexContext} of one index of one table: decodes the table's writes from the log (each put or
+ * delete paired with the before-image its record carries, see {@link Writes}) and scans the table.
+ */
+final class TableIndexContext implements IndexContext {
+    private final Catalog catalog;
+    private final KvStore kv;
+    private final Clock clock;
+    private final TableSchema table;
+    private final IndexSpec index;
+    private final int keyspace;
+
+    TableIndexContext(Catalog catalog, KvStore kv, Clock clock, TableSchema table, IndexSpec index, int keyspace) {
+        this.catalog = catalog;
+        this.kv = kv;
+        this.clock = clock;
+        this.table = table;
+        this.index = index;
+        this.keyspace = keyspace;
+    }
+
+    @Override
+    public TableSpec table() {
+        return table.spec();
+    }
+
+    @Override
+    public IndexSpec index() {
+        return index;
+    }
+
+    @Override
+    public int keyspace() {
+        return keyspace;
+    }
+
+    @Override
+    public KvStore store() {
+        return kv;
+    }
+
+    @Override
+    public String checkpointName() {
+        return LiveIndex.checkpointName(keyspace);
+    }
+
+    @Override
+    public Clock clock() {
+        return clock;
+    }
+
+    @Override
+    public List<ItemChange> changes(KvLogReader.Batch batch) {
+        Map<ByteBuffer, byte[]> befores = null;
+        List<KvLogReader.Op> writes = new ArrayList<>();
+        for (KvLogReader.Op op : batch.ops()) {
+            if (!inTable(op.key())) {
+                continue;
+            }
+            if (op.kind() == KvLogReader.Kind.LOG_ONLY) {
+                if (befores == null) {
+                    befores = new HashMap<>();
+                }
+                befores.put(ByteBuffer.wrap(op.key()), op.value());
+            } else {
+                writes.add(op);
+            }
+        }
+        List<ItemChange> changes = new ArrayList<>(writes.size());
+        for (KvLogReader.Op op : writes) {
+            byte[] before = befores == null ? null : befores.get(ByteBuffer.wrap(op.key()));
+            if (before == null) {
+                throw new IllegalStateException("log record " + batch.lsn() + " writes an item of table " + table.name()
+                        + " without its before-image, which index " + index.name() + " needs");
+            }
+            Item after = op.kind() == KvLogReader.Kind.PUT ? decode(op.value(), batch.lsn()) : null;
+            changes.add(new ItemChange(op.key(), before.length == 0 ? null : decode(before, batch.lsn()), after));
+        }
+        return changes;
+    }
+
+    private boolean inTable(byte[] key) {
+        int id = table.id();
+        return key.length >= 4 && key[0] == (byte) (id >>> 24) && key[1] == (byte) (id >>> 16)
+                && key[2] == (byte) (id >>> 8) && key[3] == (byte) id;
+    }
+
+    private static Item decode(byte[] value, long lsn) {
+        return ItemCodec.decode(value, 0, value.length, "log record " + lsn, 0);
+    }
+
+    @Override
+    public void scanTable(KvSnapshot snapshot, Consumer<Item> item) {
+        for (int p = 0; p < table.spec().partitions(); p++) {
+            try (KvCursor c = kv.scanPartition(table.id(), p, table.lowest(), table.highest(), false, snapshot)) {
+                for (; c.valid(); c.next()) {
+                    item.accept(ItemCodec.decode(c.value()));
+                }
+            }
+        }
+    }
+
+    @Override
+    public void activated() {
+        catalog.activated(table.name(), index.name());
+    }
+}

@@ -1,0 +1,47 @@
+package dev.lacuna.index;
+
+import dev.lacuna.Item;
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * Keeps one index of one table. A <em>synchronous</em> maintainer's entries are written by the database in
+ * the base write's own log record (an LSI: strongly consistent). An <em>asynchronous</em> one reads the log
+ * from its checkpoint and applies the entries itself (a GSI: eventually consistent), using the item images
+ * the database logs with every write of the table.
+ */
+public interface IndexMaintainer extends AutoCloseable {
+    /** Whether the database writes this index's entries in the write path. */
+    boolean synchronous();
+
+    /** The entries {@code item} has in the index: none when it lacks an index key attribute (sparse). */
+    List<IndexEntry> entries(Item item);
+
+    /**
+     * Starts the maintainer's background work. If {@code backfillFrom} is given, the index is new on a table
+     * that may hold items: build it from the table as of that snapshot first (status {@code CREATING}; close
+     * the snapshot when done), then follow the log after it. Otherwise follow the log from the index's
+     * checkpoint.
+     */
+    void start(dev.lacuna.lsm.KvSnapshot backfillFrom);
+
+    /** The highest LSN whose writes are applied to the index (for a synchronous index: every one). */
+    long appliedLsn();
+
+    /**
+     * Waits until every write up to {@code lsn} is applied to the index.
+     *
+     * @return false if {@code timeout} passed first
+     */
+    boolean awaitApplied(long lsn, Duration timeout) throws InterruptedException;
+
+    /** {@code CREATING} while a backfill runs, {@code ACTIVE} after, {@code FAILED} if the maintainer stopped on an error. */
+    String status();
+
+    /** Items backfilled so far, and of how many (both 0 when there is no backfill). */
+    long[] backfillProgress();
+
+    /** Stops the background work (waiting for it to end); what was applied stays. */
+    @Override
+    void close();
+}

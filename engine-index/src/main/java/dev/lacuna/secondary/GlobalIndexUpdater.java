@@ -1,0 +1,250 @@
+package dev.lacuna.secondary;
+
+import dev.lacuna.Item;
+import dev.lacuna.index.IndexContext;
+import dev.lacuna.index.IndexDiff;
+import dev.lacuna.index.IndexEntry;
+import dev.lacuna.index.IndexMaintainer;
+import dev.lacuna.index.ItemChange;
+import dev.lacuna.lsm.KvLogReader;
+import dev.lacuna.lsm.KvSnapshot;
+import dev.lacuna.lsm.KvStore;
+import dev.lacuna.lsm.WriteBatch;
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * Keeps one global secondary index: a background thread that reads the log in LSN order from the index's
+ * checkpoint and turns each write of the table (the item before and after, both in the record) into puts
+ * and deletes of index entries, applied unlogged at the record's LSN. Applying a record twice gives the
+ * same entries at the same sequence numbers, so after a crash the updater simply reads the log again from
+ * its checkpoint.
+ *
+ * <p>The checkpoint moves every {@value #CHECKPOINT_RECORDS} records (or after a quiet spell): the index
+ * keyspace is flushed first, then the checkpoint recorded in the manifest, so it never claims more than
+ * the index's files hold; the log keeps every record above it.
+ *
+ * <p>A new index on a table that holds items is first backfilled from a snapshot (status {@code CREATING},
+ * progress readable), then follows the log after the snapshot.
+ */
+final class GlobalIndexUpdater implements IndexMaintainer {
+    /** Log records between two checkpoints (bounds how much log a restart reads again). */
+    static final long CHECKPOINT_RECORDS = 50_000;
+    /** Items per unlogged batch while backfilling. */
+    private static final int BACKFILL_BATCH = 512;
+    private static final Duration POLL = Duration.ofMillis(200);
+
+    private final IndexContext context;
+    private final IndexEntries entries;
+    private final KvStore store;
+    private final Object progress = new Object();
+    private volatile long applied;
+    private volatile String status = "ACTIVE";
+    private volatile Throwable error;
+    private volatile long backfillDone;
+    private volatile long backfillTotal;
+    private volatile boolean stopping;
+    private long checkpointed;
+    private Thread thread;
+
+    GlobalIndexUpdater(IndexContext context, IndexEntries entries) {
+        this.context = context;
+        this.entries = entries;
+        this.store = context.store();
+    }
+
+    @Override
+    public boolean synchronous() {
+        return false;
+    }
+
+    @Override
+    public List<IndexEntry> entries(Item item) {
+        return entries.of(item);
+    }
+
+    @Override
+    public synchronized void start(KvSnapshot backfillFrom) {
+        if (thread != null) {
+            throw new IllegalStateException("already started");
+        }
+        if (backfillFrom != null) {
+            status = "CREATING";
+        }
+        thread = new Thread(() -> run(backfillFrom), "lacuna-index-" + context.table().name() + "-" + context.index().name());
+        thread.setDaemon(true); // close() stops it; a forgotten database must not keep the JVM alive
+        thread.start();
+    }
+
+    private void run(KvSnapshot backfillFrom) {
+        try {
+            long from;
+            if (backfillFrom != null) {
+                try (backfillFrom) {
+                    backfill(backfillFrom);
+                    from = backfillFrom.sequence();
+                }
+                store.flushKeyspace(context.keyspace());
+                context.activated();
+                status = "ACTIVE";
+            } else {
+                Long checkpoint = store.logCheckpoints().get(context.checkpointName());
+                if (checkpoint == null) {
+                    throw new IllegalStateException("index " + context.index().name() + " has no log checkpoint");
+                }
+                from = checkpoint;
+            }
+            checkpointed = from;
+            advance(from);
+            follow(from);
+        } catch (InterruptedException e) {
+            // closing
+        } catch (Throwable t) {
+            if (!stopping) {
+                error = t;
+                status = "FAILED";
+            }
+        } finally {
+            synchronized (progress) {
+                progress.notifyAll();
+            }
+        }
+    }
+
+    private void backfill(KvSnapshot snapshot) {
+        long[] total = {0};
+        context.scanTable(snapshot, item -> total[0]++);
+        backfillTotal = total[0];
+        WriteBatch[] batch = {new WriteBatch()};
+        int[] inBatch = {0};
+        context.scanTable(snapshot, item -> {
+            if (stopping) {
+                throw new IllegalStateException("closed during backfill");
+            }
+            for (IndexEntry e : entries.of(item)) {
+                batch[0].put(e.key(), e.value());
+            }
+            if (++inBatch[0] == BACKFILL_BATCH) {
+                apply(batch[0], snapshot.sequence());
+                backfillDone += inBatch[0];
+                batch[0] = new WriteBatch();
+                inBatch[0] = 0;
+            }
+        });
+        apply(batch[0], snapshot.sequence());
+        backfillDone += inBatch[0];
+    }
+
+    private void follow(long from) throws InterruptedException {
+        long quietSince = System.nanoTime();
+        try (KvLogReader log = store.logReader(from + 1)) {
+            while (!stopping) {
+                KvLogReader.Batch record = log.next(POLL);
+                if (record == null) {
+                    if (applied > checkpointed && System.nanoTime() - quietSince > 2_000_000_000L) {
+                        checkpoint();
+                    }
+                    continue;
+                }
+                quietSince = System.nanoTime();
+                WriteBatch batch = new WriteBatch();
+                for (ItemChange change : context.changes(record)) {
+                    IndexDiff.add(batch, entriesOf(change.before()), entriesOf(change.after()));
+                }
+                apply(batch, record.lsn());
+                advance(record.lsn());
+                if (applied - checkpointed >= CHECKPOINT_RECORDS) {
+                    checkpoint();
+                }
+            }
+        }
+    }
+
+    private List<IndexEntry> entriesOf(Item item) {
+        return item == null ? List.of() : entries.of(item);
+    }
+
+    private void apply(WriteBatch batch, long lsn) {
+        if (batch.size() > 0) {
+            store.applyUnlogged(batch, lsn);
+        }
+    }
+
+    private void advance(long lsn) {
+        applied = lsn;
+        synchronized (progress) {
+            progress.notifyAll();
+        }
+    }
+
+    /** Makes everything applied so far durable in the index's files, then moves the checkpoint there. */
+    private void checkpoint() {
+        long at = applied;
+        store.flushKeyspace(context.keyspace());
+        store.setLogCheckpoint(context.checkpointName(), at);
+        checkpointed = at;
+    }
+
+    @Override
+    public long appliedLsn() {
+        return applied;
+    }
+
+    @Override
+    public boolean awaitApplied(long lsn, Duration timeout) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        synchronized (progress) {
+            while (applied < lsn) {
+                if (error != null) {
+                    throw new IllegalStateException("index " + context.index().name() + " failed", error);
+                }
+                long left = deadline - System.nanoTime();
+                if (left <= 0 || stopping) {
+                    return false;
+                }
+                progress.wait(Math.max(1, left / 1_000_000));
+            }
+        }
+        return true;
+    }
+
+    @Override
+    public String status() {
+        return status;
+    }
+
+    /** The error that stopped the updater, or null. */
+    Throwable error() {
+        return error;
+    }
+
+    @Override
+    public long[] backfillProgress() {
+        return new long[] {backfillDone, backfillTotal};
+    }
+
+    @Override
+    public void close() {
+        Thread t;
+        synchronized (this) {
+            stopping = true;
+            t = thread;
+        }
+        if (t == null) {
+            return;
+        }
+        // No interrupt: an interrupted NIO read closes the channel it reads. The thread polls the log and
+        // checks the flag between records and between backfilled items.
+        boolean interrupted = false;
+        while (t.isAlive()) {
+            try {
+                t.join();
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

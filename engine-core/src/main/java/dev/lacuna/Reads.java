@@ -151,19 +151,27 @@ final class Reads {
                 throw new ValidationException("readYourWrites applies to index queries; table reads are always "
                         + "strongly consistent");
             }
-            return new Target(table, null, table.id(), table.spec().partitionKey(), table.spec().sortKey());
+            return tableTarget(table);
         }
-        IndexSpec spec = table.spec().index(q.index());
-        LiveIndex index = table.liveIndex(q.index());
+        return indexTarget(table, q.index());
+    }
+
+    private static Target tableTarget(TableSchema table) {
+        return new Target(table, null, table.id(), table.spec().partitionKey(), table.spec().sortKey());
+    }
+
+    private static Target indexTarget(TableSchema table, String name) {
+        IndexSpec spec = table.spec().index(name);
+        LiveIndex index = table.liveIndex(name);
         if (spec == null || index == null) {
-            throw new ValidationException("The table does not have the specified index: " + q.index());
+            throw new ValidationException("The table does not have the specified index: " + name);
         }
         String status = index.maintainer().status();
         if ("CREATING".equals(status)) {
-            throw new ValidationException("Cannot read from backfilling global secondary index: " + q.index());
+            throw new ValidationException("Cannot read from backfilling global secondary index: " + name);
         }
         if (!"ACTIVE".equals(status)) {
-            throw new LacunaException("index " + q.index() + " of table " + table.name() + " is " + status);
+            throw new LacunaException("index " + name + " of table " + table.name() + " is " + status);
         }
         return new Target(table, index, index.keyspace(), spec.partitionKey(), spec.sortKey());
     }
@@ -198,14 +206,32 @@ final class Reads {
             if (sortTerm != null && !sortTerm.matches(startSk)) {
                 throw new ValidationException("The provided starting key does not match the range key predicate");
             }
+            return encodeStart(map);
+        }
+
+        /** The encoded key of an exclusive start key, checked against the schema (table's or index's and table's). */
+        byte[] encodeStart(Map<String, AttributeValue> map) {
             if (index == null) {
-                return table.encode(base);
+                return table.encode(table.keyFromMap(map, "ExclusiveStartKey"));
             }
+            Key base = table.keyFromMap(baseKeyOf(map), "ExclusiveStartKey");
+            AttributeValue startPk = map.get(pk.name());
+            AttributeValue startSk = sk == null ? null : map.get(sk.name());
             checkConditionType(pk, startPk);
+            Key.of(pk.name(), startPk);
             if (sk != null) {
                 checkConditionType(sk, startSk);
+                Key.of(pk.name(), startPk, sk.name(), startSk);
             }
             return KeyEncoding.encodeIndexKey(keyspace, startPk, startSk, base);
+        }
+
+        /** Hash partitions of the keyspace read. */
+        int partitions() {
+            if (index == null || index.spec().kind() == IndexSpec.Kind.LOCAL) {
+                return table.spec().partitions();
+            }
+            return index.spec().partitions();
         }
 
         /** The table's key out of an index query's start key, which must hold exactly the index's and the table's keys. */
@@ -252,7 +278,8 @@ final class Reads {
                 : ProjectionExpression.parse(s.projection(), placeholders);
         placeholders.requireAllUsed();
         checkCount(s.isCount(), projection);
-        int partitions = table.spec().partitions();
+        Target target = s.index() == null ? tableTarget(table) : indexTarget(table, s.index());
+        int partitions = target.partitions();
         int total = s.totalSegments();
         int segment = s.segment();
         // With no more segments than partitions, a segment is a set of whole partitions; with more, each
@@ -267,9 +294,11 @@ final class Reads {
         int shares = total > partitions ? (total - segment % partitions + partitions - 1) / partitions : 1;
         int share = total > partitions ? segment / partitions : 0;
         int first = 0;
-        byte[] lo = table.lowest();
+        byte[] lowest = TableSchema.idBytes(target.keyspace);
+        byte[] highest = TableSchema.idBytes(target.keyspace + 1);
+        byte[] lo = lowest;
         if (s.exclusiveStartKey() != null) {
-            byte[] k = table.encode(table.keyFromMap(s.exclusiveStartKey(), "ExclusiveStartKey"));
+            byte[] k = target.encodeStart(s.exclusiveStartKey());
             first = parts.indexOf(kv.partitionOf(k));
             if (first < 0 || (shares > 1 && shareOf(k, shares) != share)) {
                 throw new ValidationException("The provided starting key is invalid: it is not in segment " + segment
@@ -277,10 +306,9 @@ final class Reads {
             }
             lo = after(k);
         }
-        PageBuilder page = new PageBuilder(new Target(table, null, table.id(), table.spec().partitionKey(),
-                table.spec().sortKey()), filter, projection, s.isCount(), s.limit());
+        PageBuilder page = new PageBuilder(target, filter, projection, s.isCount(), s.limit());
         for (int i = first; i < parts.size() && !page.full(); i++) {
-            try (KvCursor c = kv.scanPartition(table.id(), parts.get(i), lo, table.highest(), false, null)) {
+            try (KvCursor c = kv.scanPartition(target.keyspace, parts.get(i), lo, highest, false, null)) {
                 for (; c.valid() && !page.full(); c.next()) {
                     if (shares == 1 || shareOf(c.key(), shares) == share) {
                         page.add(c.key(), c.value());
@@ -288,7 +316,7 @@ final class Reads {
                 }
                 page.deadEntries += c.deadEntriesSkipped();
             }
-            lo = table.lowest();
+            lo = lowest;
         }
         return page.build();
     }

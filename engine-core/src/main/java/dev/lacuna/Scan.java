@@ -12,6 +12,7 @@ public final class Scan extends ExpressionRequest<Scan> {
     /** The most segments a parallel scan may have (DynamoDB's limit). */
     public static final int MAX_SEGMENTS = 1_000_000;
 
+    private String index;
     private String filter;
     private String projection;
     private int limit;
@@ -22,6 +23,17 @@ public final class Scan extends ExpressionRequest<Scan> {
 
     /** Scans the whole table. */
     public Scan() {
+    }
+
+    /** Scans the secondary index named {@code index} (its entries, as projected) instead of the table. */
+    public Scan index(String index) {
+        this.index = java.util.Objects.requireNonNull(index, "index");
+        return this;
+    }
+
+    /** The index scanned, or null for the table. */
+    public String index() {
+        return index;
     }
 
     /** Returns only the items read that satisfy this filter expression. */

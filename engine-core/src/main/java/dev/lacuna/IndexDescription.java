@@ -10,7 +10,10 @@ package dev.lacuna;
  * @param itemsDone   items backfilled so far (0 if it was created with the table)
  * @param itemsTotal  items to backfill (0 if it was created with the table)
  * @param appliedLsn  every write up to this LSN is applied to the index
+ * @param lagLsn      log records written but not yet applied to the index (0 for a local index)
+ * @param lagMillis   how long the index has been behind the log: 0 if it has applied everything, else the time
+ *                    since it last had
  */
 public record IndexDescription(String name, int keyspace, String status, long itemsDone, long itemsTotal,
-                               long appliedLsn) {
+                               long appliedLsn, long lagLsn, long lagMillis) {
 }

@@ -74,8 +74,10 @@ record TableSchema(int id, TableSpec spec, Instant createdAt, List<IndexRef> ind
         List<IndexDescription> indexes = new java.util.ArrayList<>();
         for (LiveIndex l : live) {
             long[] progress = l.maintainer().backfillProgress();
+            long applied = l.maintainer().appliedLsn();
+            long lag = Math.max(0, l.maintainer().lastSeenLsn() - applied);
             indexes.add(new IndexDescription(l.spec().name(), l.keyspace(), l.maintainer().status(), progress[0],
-                    progress[1], l.maintainer().appliedLsn()));
+                    progress[1], applied, lag, lag == 0 ? 0 : l.maintainer().lagMillis()));
         }
         return new TableDescription(spec, id, "ACTIVE", createdAt, indexes);
     }

@@ -28,12 +28,25 @@ public interface IndexMaintainer extends AutoCloseable {
     /** The highest LSN whose writes are applied to the index (for a synchronous index: every one). */
     long appliedLsn();
 
+    /** The last LSN of the log as the maintainer knows it (for lag: this minus {@link #appliedLsn}). */
+    default long lastSeenLsn() {
+        return appliedLsn();
+    }
+
     /**
      * Waits until every write up to {@code lsn} is applied to the index.
      *
      * @return false if {@code timeout} passed first
      */
     boolean awaitApplied(long lsn, Duration timeout) throws InterruptedException;
+
+    /**
+     * How long the index has been behind the log, in milliseconds: 0 when it has applied everything logged,
+     * else the time since it last had (for a synchronous index: always 0).
+     */
+    default long lagMillis() {
+        return 0;
+    }
 
     /** {@code CREATING} while a backfill runs, {@code ACTIVE} after, {@code FAILED} if the maintainer stopped on an error. */
     String status();

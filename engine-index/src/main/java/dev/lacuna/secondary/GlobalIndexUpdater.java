@@ -39,6 +39,8 @@ final class GlobalIndexUpdater implements IndexMaintainer {
     private final KvStore store;
     private final Object progress = new Object();
     private volatile long applied;
+    /** When the updater last had applied everything logged ({@link System#nanoTime}). */
+    private volatile long caughtUpAt = System.nanoTime();
     private volatile String status = "ACTIVE";
     private volatile Throwable error;
     private volatile long backfillDone;
@@ -141,6 +143,9 @@ final class GlobalIndexUpdater implements IndexMaintainer {
             while (!stopping) {
                 KvLogReader.Batch record = log.next(POLL);
                 if (record == null) {
+                    if (applied >= store.lastSequence()) {
+                        caughtUpAt = System.nanoTime();
+                    }
                     if (applied > checkpointed && System.nanoTime() - quietSince > 2_000_000_000L) {
                         checkpoint();
                     }
@@ -172,6 +177,9 @@ final class GlobalIndexUpdater implements IndexMaintainer {
 
     private void advance(long lsn) {
         applied = lsn;
+        if (lsn >= store.lastSequence()) {
+            caughtUpAt = System.nanoTime();
+        }
         synchronized (progress) {
             progress.notifyAll();
         }
@@ -188,6 +196,16 @@ final class GlobalIndexUpdater implements IndexMaintainer {
     @Override
     public long appliedLsn() {
         return applied;
+    }
+
+    @Override
+    public long lastSeenLsn() {
+        return store.lastSequence();
+    }
+
+    @Override
+    public long lagMillis() {
+        return applied >= store.lastSequence() ? 0 : (System.nanoTime() - caughtUpAt) / 1_000_000;
     }
 
     @Override

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.lacuna.vfs.MemVfs;
 import java.nio.file.Path;
+import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
 /** The README's embedding example, run as written (on the in-memory file system). */
@@ -27,6 +28,12 @@ class ReadmeExampleTest {
                     .build())
                     .condition("attribute_not_exists(pk)"));
 
+            // The open queue, oldest first, from an index that holds nothing else. GSIs are eventually
+            // consistent; readYourWrites waits until the index has every write acknowledged before the query.
+            Page queue = tickets.query(new Query("GSI1PK = :q").index("GSI1")
+                    .value(":q", AttributeValue.s("QUEUE#open"))
+                    .readYourWrites(Duration.ofSeconds(5)));
+
             // Close it: set the status and remove the index keys (status is a reserved word: #s).
             Item closed = tickets.updateItem(new UpdateItem(Key.of("pk", AttributeValue.s("TICKET#1042")))
                     .update("SET #s = :closed REMOVE GSI1PK, GSI1SK")
@@ -37,6 +44,9 @@ class ReadmeExampleTest {
                     .returnValues(ReturnValues.ALL_NEW))
                     .orElseThrow();
             // --- to here
+            assertThat(queue.items()).extracting(i -> i.get("pk")).containsExactly(AttributeValue.s("TICKET#1042"));
+            assertThat(tickets.query(new Query("GSI1PK = :q").index("GSI1").value(":q", AttributeValue.s("QUEUE#open"))
+                    .readYourWrites(Duration.ofSeconds(5))).items()).isEmpty();
             assertThat(closed.has("GSI1PK")).isFalse();
             assertThat(closed.get("status")).isEqualTo(AttributeValue.s("CLOSED"));
         }

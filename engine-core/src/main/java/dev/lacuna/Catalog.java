@@ -199,7 +199,24 @@ final class Catalog implements AutoCloseable {
         byName.put(table, new TableSchema(t.id(), t.spec(), t.createdAt(), refs, t.live()));
     }
 
-    synchronized TableDescription update(TableSpec spec) {
+    TableDescription update(TableSpec spec) {
+        List<LiveIndex> removed = new ArrayList<>();
+        TableDescription d = update(spec, removed);
+        // Outside the catalog's monitor: a maintainer finishing a backfill calls back into it (activated).
+        removed.forEach(this::dispose);
+        return d;
+    }
+
+    /** Stops an index's maintainer and drops its checkpoint and keyspace. */
+    private void dispose(LiveIndex l) {
+        l.maintainer().close();
+        if (!l.maintainer().synchronous()) {
+            kv.removeLogCheckpoint(l.checkpointName());
+        }
+        kv.dropKeyspace(l.keyspace());
+    }
+
+    private synchronized TableDescription update(TableSpec spec, List<LiveIndex> removed) {
         TableSchema old = get(spec.name());
         TableSpec o = old.spec();
         if (!o.partitionKey().equals(spec.partitionKey()) || !Objects.equals(o.sortKey(), spec.sortKey())
@@ -222,7 +239,6 @@ final class Catalog implements AutoCloseable {
                         + "again under another name");
             }
         }
-        List<LiveIndex> removed = new ArrayList<>();
         for (LiveIndex l : old.live()) {
             if (spec.index(l.spec().name()) == null) {
                 if (l.spec().kind() == IndexSpec.Kind.LOCAL) {
@@ -241,11 +257,6 @@ final class Catalog implements AutoCloseable {
                     live.add(l);
                     refs.add(new IndexRef(l.spec().name(), l.keyspace(), "CREATING".equals(l.maintainer().status())));
                 }
-            }
-            for (LiveIndex l : removed) {
-                l.maintainer().close();
-                kv.removeLogCheckpoint(l.checkpointName());
-                kv.dropKeyspace(l.keyspace());
             }
             Map<LiveIndex, KvSnapshot> backfills = new HashMap<>();
             for (IndexSpec index : added) {
@@ -268,24 +279,24 @@ final class Catalog implements AutoCloseable {
         }
     }
 
-    synchronized TableDescription delete(String name) {
+    TableDescription delete(String name) {
+        TableSchema t = unpublish(name);
+        t.live().forEach(this::dispose);
+        kv.dropKeyspace(t.id());
+        return new TableDescription(t.spec(), t.id(), "DELETED", t.createdAt(), List.of());
+    }
+
+    /** Removes table {@code name} from the catalog once no write of it is in flight; new writes find it gone. */
+    private synchronized TableSchema unpublish(String name) {
         TableSchema t = get(name);
         Lock lock = changeLock(name);
         lock.lock();
         try {
             byName.remove(name);
-            for (LiveIndex l : t.live()) {
-                l.maintainer().close();
-                if (!l.maintainer().synchronous()) {
-                    kv.removeLogCheckpoint(l.checkpointName());
-                }
-                kv.dropKeyspace(l.keyspace());
-            }
-            kv.dropKeyspace(t.id());
         } finally {
             lock.unlock();
         }
-        return new TableDescription(t.spec(), t.id(), "DELETED", t.createdAt(), List.of());
+        return t;
     }
 
     List<String> names() {

@@ -5,6 +5,8 @@ import dev.lacuna.Database;
 import dev.lacuna.DatabaseOptions;
 import dev.lacuna.Durability;
 import dev.lacuna.GetItem;
+import dev.lacuna.IndexSpec;
+import dev.lacuna.KeyAttribute;
 import dev.lacuna.Item;
 import dev.lacuna.Key;
 import dev.lacuna.Page;
@@ -48,7 +50,11 @@ import org.openjdk.jmh.annotations.Warmup;
  *       benchmark's setup, as an application would keep it by hand; the read path is the same.</li>
  * </ul>
  *
- * {@code tickets} tickets are loaded in the trial setup (outside the measurement) and flushed.
+ * {@code gsis} global secondary indexes (0, 1 or 3) are kept on the tickets table: each write then also
+ * logs the ticket it replaces, and the indexes' updaters apply the change in the background (their work
+ * competes for the same cores, which is part of the cost measured).
+ *
+ * <p>{@code tickets} tickets are loaded in the trial setup (outside the measurement) and flushed.
  * {@code durability} is {@code NONE} by default (each write reaches the operating system before it returns,
  * no fsync per write, as in {@link KvStoreBenchmark}); {@code SYNC} measures the disk instead.
  *
@@ -69,6 +75,10 @@ public class ItemBenchmark {
     @Param({"NONE"})
     public String durability;
 
+    /** Global secondary indexes on the tickets table: 0, 1 (the seed's queue, GSI1) or 3 (GSI1 and two more). */
+    @Param({"0"})
+    public int gsis;
+
     private Path dir;
     private Database db;
     private Table tickets0;
@@ -79,7 +89,16 @@ public class ItemBenchmark {
         dir = Files.createTempDirectory("lacuna-item-bench");
         Durability d = "SYNC".equals(durability) ? Durability.SYNC : Durability.NONE;
         db = Database.open(dir, DatabaseOptions.builder().vfs(new NioVfs()).durability(d).build());
-        db.createTable(TableSpec.builder("Tickets").partitionKey("pk", AttributeValue.Type.S).build());
+        TableSpec.Builder spec = TableSpec.builder("Tickets").partitionKey("pk", AttributeValue.Type.S);
+        if (gsis >= 1) {
+            spec.index(IndexSpec.global("GSI1", KeyAttribute.s("GSI1PK"), KeyAttribute.s("GSI1SK")));
+        }
+        if (gsis >= 3) {
+            spec.index(IndexSpec.global("ByAssignee", KeyAttribute.s("assignee"), KeyAttribute.n("openedAt")));
+            spec.index(IndexSpec.global("ByStatus", KeyAttribute.s("status"), KeyAttribute.n("openedAt"))
+                    .withProjection(IndexSpec.Projection.KEYS_ONLY));
+        }
+        db.createTable(spec.build());
         db.createTable(TableSpec.builder("Queue").partitionKey("GSI1PK", AttributeValue.Type.S)
                 .sortKey("GSI1SK", AttributeValue.Type.S).build());
         tickets0 = db.table("Tickets");

@@ -152,8 +152,9 @@ final class Catalog implements AutoCloseable {
     }
 
     private LiveIndex openIndex(TableSchema t, IndexSpec index, int keyspace) {
-        IndexMaintainer m = kindOf(index.kind()).open(new TableIndexContext(this, kv, clock, t, index, keyspace));
-        return new LiveIndex(index, keyspace, m);
+        TableIndexContext context = new TableIndexContext(this, kv, clock, t, index, keyspace);
+        IndexMaintainer m = kindOf(index.kind()).open(context);
+        return new LiveIndex(index, keyspace, m, context.readLock());
     }
 
     /** An index whose backfill a crash interrupted is built again from scratch, in a fresh keyspace. */

@@ -15,6 +15,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.locks.Lock;
 import java.util.zip.CRC32C;
 
 /**
@@ -121,11 +122,19 @@ final class Reads {
         if (hi != null && compare(lo, hi) >= 0) {
             return page.build();
         }
+        Lock lock = target.index == null ? null : target.index.readLock();
+        if (lock != null) {
+            lock.lock();
+        }
         try (KvCursor c = kv.scanPrefix(prefix, lo, hi, !q.forward(), null)) {
             for (; c.valid() && !page.full(); c.next()) {
                 page.add(c.key(), c.value());
             }
             page.deadEntries += c.deadEntriesSkipped();
+        } finally {
+            if (lock != null) {
+                lock.unlock();
+            }
         }
         return page.build();
     }
@@ -307,6 +316,22 @@ final class Reads {
             lo = after(k);
         }
         PageBuilder page = new PageBuilder(target, filter, projection, s.isCount(), s.limit());
+        Lock lock = target.index == null ? null : target.index.readLock();
+        if (lock != null) {
+            lock.lock();
+        }
+        try {
+            scanParts(target, parts, first, lo, lowest, highest, shares, share, page);
+        } finally {
+            if (lock != null) {
+                lock.unlock();
+            }
+        }
+        return page.build();
+    }
+
+    private void scanParts(Target target, List<Integer> parts, int first, byte[] lo, byte[] lowest, byte[] highest,
+                           int shares, int share, PageBuilder page) {
         for (int i = first; i < parts.size() && !page.full(); i++) {
             try (KvCursor c = kv.scanPartition(target.keyspace, parts.get(i), lo, highest, false, null)) {
                 for (; c.valid() && !page.full(); c.next()) {
@@ -318,7 +343,6 @@ final class Reads {
             }
             lo = lowest;
         }
-        return page.build();
     }
 
     private static int shareOf(byte[] key, int shares) {

@@ -13,6 +13,8 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.locks.Lock;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.function.Consumer;
 
 /**
@@ -26,6 +28,8 @@ final class TableIndexContext implements IndexContext {
     private final TableSchema table;
     private final IndexSpec index;
     private final int keyspace;
+    /** Readers of the index hold it shared for a page; applying one log record's entries holds it exclusively. */
+    private final ReentrantReadWriteLock entries = new ReentrantReadWriteLock();
 
     TableIndexContext(Catalog catalog, KvStore kv, Clock clock, TableSchema table, IndexSpec index, int keyspace) {
         this.catalog = catalog;
@@ -104,6 +108,21 @@ final class TableIndexContext implements IndexContext {
 
     private static Item decode(byte[] value, long lsn) {
         return ItemCodec.decode(value, 0, value.length, "log record " + lsn, 0);
+    }
+
+    @Override
+    public void apply(dev.lacuna.lsm.WriteBatch batch, long lsn) {
+        entries.writeLock().lock();
+        try {
+            kv.applyUnlogged(batch, lsn);
+        } finally {
+            entries.writeLock().unlock();
+        }
+    }
+
+    /** What index readers hold while they read a page. */
+    Lock readLock() {
+        return entries.readLock();
     }
 
     @Override

@@ -36,6 +36,13 @@ public interface IndexContext {
     /** The changes a log record made to this table's items, in order; none if it did not touch the table. */
     List<ItemChange> changes(KvLogReader.Batch batch);
 
+    /**
+     * Applies {@code batch} to the index keyspace at sequence {@code lsn} without logging it
+     * ({@link KvStore#applyUnlogged}), atomically as far as the index's readers are concerned: a query sees
+     * all of it or none (an item moving within the index is never seen twice or missed).
+     */
+    void apply(dev.lacuna.lsm.WriteBatch batch, long lsn);
+
     /** Every item of the table as of {@code snapshot}, in key order. */
     void scanTable(KvSnapshot snapshot, Consumer<Item> item);
 

@@ -75,7 +75,9 @@ final class Background {
                     if (db.backgroundError() == null && !db.closed) {
                         didWork = compactor.compactOnce(tree);
                     }
-                } catch (LacunaException | IOException e) {
+                } catch (IOException | RuntimeException | Error e) {
+                    // Any failure stops writes with a clear error; a silent one would leave writers waiting
+                    // for a compaction that never comes.
                     db.setBackgroundError(e);
                 } finally {
                     askedAgain = tree.releaseCompactionSlot();
@@ -133,7 +135,7 @@ final class Background {
             try {
                 flush(tree, imm);
                 ok = true;
-            } catch (LacunaException | IOException e) {
+            } catch (IOException | RuntimeException | Error e) {
                 db.setBackgroundError(e);
             } finally {
                 tree.endFlush(imm, ok);

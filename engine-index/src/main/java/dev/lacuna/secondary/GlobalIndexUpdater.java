@@ -171,7 +171,7 @@ final class GlobalIndexUpdater implements IndexMaintainer {
 
     private void apply(WriteBatch batch, long lsn) {
         if (batch.size() > 0) {
-            store.applyUnlogged(batch, lsn);
+            context.apply(batch, lsn);
         }
     }
 

@@ -1,5 +1,6 @@
 package dev.lacuna.secondary;
 
+import dev.lacuna.Durability;
 import dev.lacuna.Item;
 import dev.lacuna.index.IndexContext;
 import dev.lacuna.index.IndexDiff;
@@ -32,7 +33,8 @@ final class GlobalIndexUpdater implements IndexMaintainer {
     static final long CHECKPOINT_RECORDS = 50_000;
     /** Items per unlogged batch while backfilling. */
     private static final int BACKFILL_BATCH = 512;
-    private static final Duration POLL = Duration.ofMillis(200);
+    /** How long a read of the log waits for a record; also how soon close() is noticed. */
+    private static final Duration POLL = Duration.ofMillis(50);
 
     private final IndexContext context;
     private final IndexEntries entries;
@@ -94,7 +96,9 @@ final class GlobalIndexUpdater implements IndexMaintainer {
                 if (checkpoint == null) {
                     throw new IllegalStateException("index " + context.index().name() + " has no log checkpoint");
                 }
-                from = checkpoint;
+                // A checkpoint is never past the durable log (see checkpoint()); this guards against logs
+                // recovered shorter all the same.
+                from = Math.min(checkpoint, store.lastSequence());
             }
             checkpointed = from;
             advance(from);
@@ -185,9 +189,14 @@ final class GlobalIndexUpdater implements IndexMaintainer {
         }
     }
 
-    /** Makes everything applied so far durable in the index's files, then moves the checkpoint there. */
+    /**
+     * Makes everything applied so far durable — the log up to there (records written without SYNC may not
+     * be yet, and a checkpoint past the log's recovered end could not be resumed from) and the index's
+     * files — then moves the checkpoint there.
+     */
     private void checkpoint() {
         long at = applied;
+        store.awaitDurable(at, Durability.SYNC);
         store.flushKeyspace(context.keyspace());
         store.setLogCheckpoint(context.checkpointName(), at);
         checkpointed = at;

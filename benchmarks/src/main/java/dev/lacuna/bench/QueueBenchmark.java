@@ -1,0 +1,244 @@
+package dev.lacuna.bench;
+
+import dev.lacuna.AttributeValue;
+import dev.lacuna.Database;
+import dev.lacuna.DatabaseOptions;
+import dev.lacuna.Durability;
+import dev.lacuna.IndexSpec;
+import dev.lacuna.Item;
+import dev.lacuna.Key;
+import dev.lacuna.KeyAttribute;
+import dev.lacuna.Page;
+import dev.lacuna.Query;
+import dev.lacuna.Table;
+import dev.lacuna.TableSpec;
+import dev.lacuna.UpdateItem;
+import dev.lacuna.vfs.NioVfs;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Locale;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+import org.rocksdb.Options;
+import org.rocksdb.ReadOptions;
+import org.rocksdb.RocksDB;
+import org.rocksdb.RocksIterator;
+import org.rocksdb.WriteBatch;
+import org.rocksdb.WriteOptions;
+
+/**
+ * The headline (BENCHMARKS.md §1): one read of the helpdesk queue — every open ticket, oldest first — as
+ * the history of closed tickets grows from 10³ to 10⁶, right after the history was loaded (no manual
+ * flush or compaction). Three designs in the same run:
+ *
+ * <ul>
+ *   <li>{@code sparse}: Lacuna, the seed's design. Open tickets carry {@code GSI1PK = "QUEUE#open"} and
+ *       {@code GSI1SK = <openedAt>}; closing one is {@code SET status = :closed REMOVE GSI1PK, GSI1SK}; the
+ *       read is a Query of GSI1.</li>
+ *   <li>{@code statusFlag}: Lacuna, the design the seed warns against. Every ticket stays in an index on
+ *       ({@code board = "TICKETS"}, {@code openedAt}); closing sets {@code status = "CLOSED"}; the read is a
+ *       Query of that index with the filter {@code status = :open}.</li>
+ *   <li>{@code rocksdb}: the sparse index kept by hand in RocksDB (default options): opening a ticket writes
+ *       the ticket and an index entry {@code QUEUE#open|<openedAt>|<id>} in one batch, closing rewrites the
+ *       ticket and deletes the entry; the read iterates the entry prefix.</li>
+ * </ul>
+ *
+ * The load opens tickets one after another and closes the oldest open one each time 40 are open, so 40
+ * stay open at the end; writes use no per-write fsync ({@code Durability.NONE}, RocksDB {@code sync=false}).
+ * Lacuna's reads run after the index caught up (one read-your-writes query at setup). Each trial prints
+ * the dead entries one Lacuna read stepped over.
+ *
+ * <p>Run: {@code java -jar benchmarks/target/benchmarks.jar QueueBenchmark -f 1 -wi 3 -w 2s -i 5 -r 2s}
+ * (smoke: {@code -wi 0 -i 1 -r 1s -p closed=1000}).
+ */
+@State(Scope.Benchmark)
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.MICROSECONDS)
+@Fork(1)
+@Warmup(iterations = 3, time = 2)
+@Measurement(iterations = 5, time = 2)
+public class QueueBenchmark {
+    static final int OPEN = 40;
+
+    @Param({"1000", "10000", "100000", "1000000"})
+    public int closed;
+
+    @Param({"sparse", "statusFlag", "rocksdb"})
+    public String design;
+
+    private Path dir;
+    private Database db;
+    private Table tickets;
+    private Query query;
+    private RocksDB rocks;
+    private Options rocksOptions;
+
+    @Setup(Level.Trial)
+    public void setUp() throws Exception {
+        dir = Files.createTempDirectory(Path.of(System.getProperty("bench.dir", System.getProperty("java.io.tmpdir"))),
+                "lacuna-queue-bench");
+        long start = System.nanoTime();
+        if (design.equals("rocksdb")) {
+            loadRocks();
+        } else {
+            loadLacuna();
+        }
+        System.out.printf(Locale.ROOT, "%n[%s, %d closed] loaded in %.1f s%n", design, closed,
+                (System.nanoTime() - start) / 1e9);
+    }
+
+    private void loadLacuna() {
+        db = Database.open(dir, DatabaseOptions.builder().vfs(new NioVfs()).durability(Durability.NONE).build());
+        boolean sparse = design.equals("sparse");
+        TableSpec.Builder spec = TableSpec.builder("Tickets").partitionKey("pk", AttributeValue.Type.S);
+        spec.index(sparse ? IndexSpec.global("GSI1", KeyAttribute.s("GSI1PK"), KeyAttribute.s("GSI1SK"))
+                : IndexSpec.global("ByBoard", KeyAttribute.s("board"), KeyAttribute.n("openedAt")));
+        db.createTable(spec.build());
+        tickets = db.table("Tickets");
+        int total = closed + OPEN;
+        for (int i = 0; i < total; i++) {
+            Item.Builder t = Item.builder().s("pk", id(i)).s("subject", "Printer on floor " + (i % 40) + " jams")
+                    .s("status", "OPEN").s("assignee", "agent-" + (i % 17)).n("openedAt", openedAt(i));
+            if (sparse) {
+                t.s("GSI1PK", "QUEUE#open").s("GSI1SK", Long.toString(openedAt(i)));
+            } else {
+                t.s("board", "TICKETS");
+            }
+            tickets.putItem(t.build());
+            if (i >= OPEN) {
+                UpdateItem close = new UpdateItem(Key.of("pk", AttributeValue.s(id(i - OPEN))))
+                        .name("#s", "status").value(":c", AttributeValue.s("CLOSED"));
+                tickets.updateItem(sparse ? close.update("SET #s = :c REMOVE GSI1PK, GSI1SK") : close.update("SET #s = :c"));
+            }
+        }
+        query = sparse ? new Query("GSI1PK = :q").index("GSI1").value(":q", AttributeValue.s("QUEUE#open"))
+                : new Query("board = :b").index("ByBoard").filter("#s = :open").name("#s", "status")
+                        .value(":b", AttributeValue.s("TICKETS")).value(":open", AttributeValue.s("OPEN"));
+        Page caughtUp = tickets.query((sparse ? new Query("GSI1PK = :q").index("GSI1")
+                .value(":q", AttributeValue.s("QUEUE#open")) : new Query("board = :b").index("ByBoard")
+                .filter("#s = :open").name("#s", "status").value(":b", AttributeValue.s("TICKETS"))
+                .value(":open", AttributeValue.s("OPEN"))).readYourWrites(Duration.ofMinutes(10)));
+        if (caughtUp.count() != OPEN && !caughtUp.hasMore()) {
+            throw new IllegalStateException("the queue holds " + caughtUp.count() + " tickets, not " + OPEN);
+        }
+    }
+
+    private void loadRocks() throws Exception {
+        RocksDB.loadLibrary();
+        rocksOptions = new Options().setCreateIfMissing(true);
+        rocks = RocksDB.open(rocksOptions, dir.toString());
+        try (WriteOptions w = new WriteOptions()) {
+            int total = closed + OPEN;
+            for (int i = 0; i < total; i++) {
+                try (WriteBatch b = new WriteBatch()) {
+                    b.put(bytes("T|" + id(i)), bytes("{subject: Printer jams, status: OPEN, openedAt: " + openedAt(i) + "}"));
+                    b.put(entry(i), bytes(id(i)));
+                    rocks.write(w, b);
+                }
+                if (i >= OPEN) {
+                    int old = i - OPEN;
+                    try (WriteBatch b = new WriteBatch()) {
+                        b.put(bytes("T|" + id(old)), bytes("{subject: Printer jams, status: CLOSED, openedAt: "
+                                + openedAt(old) + "}"));
+                        b.delete(entry(old));
+                        rocks.write(w, b);
+                    }
+                }
+            }
+        }
+    }
+
+    private static byte[] entry(int i) {
+        return bytes("QUEUE#open|" + openedAt(i) + "|" + id(i));
+    }
+
+    private static String id(int i) {
+        return "TICKET#" + i;
+    }
+
+    private static long openedAt(int i) {
+        return 1_700_000_000L + i;
+    }
+
+    private static byte[] bytes(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** One full read of the open queue, oldest first. */
+    @Benchmark
+    public int readQueue() {
+        if (rocks != null) {
+            int n = 0;
+            byte[] prefix = bytes("QUEUE#open|");
+            try (ReadOptions ro = new ReadOptions(); RocksIterator it = rocks.newIterator(ro)) {
+                for (it.seek(prefix); it.isValid() && startsWith(it.key(), prefix); it.next()) {
+                    n += it.value().length > 0 ? 1 : 0;
+                }
+            }
+            return check(n);
+        }
+        int n = 0;
+        Query q = query;
+        Page page = tickets.query(q);
+        n += page.count();
+        while (page.hasMore()) {
+            page = tickets.query(copy().exclusiveStartKey(page.lastEvaluatedKey()));
+            n += page.count();
+        }
+        return check(n);
+    }
+
+    private Query copy() {
+        return design.equals("sparse") ? new Query("GSI1PK = :q").index("GSI1").value(":q", AttributeValue.s("QUEUE#open"))
+                : new Query("board = :b").index("ByBoard").filter("#s = :open").name("#s", "status")
+                        .value(":b", AttributeValue.s("TICKETS")).value(":open", AttributeValue.s("OPEN"));
+    }
+
+    private static int check(int n) {
+        if (n != OPEN) {
+            throw new IllegalStateException("the queue read returned " + n + " tickets, not " + OPEN);
+        }
+        return n;
+    }
+
+    private static boolean startsWith(byte[] key, byte[] prefix) {
+        if (key.length < prefix.length) {
+            return false;
+        }
+        for (int i = 0; i < prefix.length; i++) {
+            if (key[i] != prefix[i]) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    @TearDown(Level.Trial)
+    public void tearDown() throws Exception {
+        if (db != null) {
+            Page p = tickets.query(copy());
+            System.out.printf(Locale.ROOT, "%n[%s, %d closed] one read stepped over %d dead entries%n", design, closed,
+                    p.deadEntriesSkipped());
+            db.close();
+        }
+        if (rocks != null) {
+            rocks.close();
+            rocksOptions.close();
+        }
+        WalAppendBenchmark.deleteRecursively(dir);
+    }
+}

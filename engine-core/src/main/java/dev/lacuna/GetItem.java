@@ -15,6 +15,14 @@ public final class GetItem extends ExpressionRequest<GetItem> {
         this.key = Objects.requireNonNull(key, "key");
     }
 
+    /**
+     * DynamoDB's {@code ConsistentRead}. Reads of a base table are always strongly consistent in Lacuna, so
+     * either value reads the latest acknowledged write; accepted so that DynamoDB code carries over.
+     */
+    public GetItem consistentRead(boolean consistent) {
+        return this;
+    }
+
     /** Returns only the attributes named by this projection expression. */
     public GetItem projection(String expression) {
         this.projection = Objects.requireNonNull(expression, "expression");

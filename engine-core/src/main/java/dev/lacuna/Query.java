@@ -19,6 +19,7 @@ public final class Query extends ExpressionRequest<Query> {
     private boolean forward = true;
     private boolean count;
     private java.time.Duration readYourWrites;
+    private boolean consistentRead;
 
     /** Reads the items matching this key condition expression. */
     public Query(String keyCondition) {
@@ -77,6 +78,21 @@ public final class Query extends ExpressionRequest<Query> {
     /** The read-your-writes timeout, or null for an eventually consistent read. */
     public java.time.Duration readYourWrites() {
         return readYourWrites;
+    }
+
+    /**
+     * DynamoDB's {@code ConsistentRead}: tables and local indexes are always read strongly consistently;
+     * {@code true} on a global index is a {@link ValidationException}, as in DynamoDB (see
+     * {@link #readYourWrites} for Lacuna's alternative).
+     */
+    public Query consistentRead(boolean consistent) {
+        this.consistentRead = consistent;
+        return this;
+    }
+
+    /** Whether a consistent read was asked for. */
+    public boolean consistentRead() {
+        return consistentRead;
     }
 
     /** Returns only the count of matching items, not the items ({@code Select=COUNT}). */

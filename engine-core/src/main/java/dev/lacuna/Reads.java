@@ -115,6 +115,9 @@ final class Reads {
                 hi = min(hi, k);
             }
         }
+        if (q.consistentRead() && target.index != null && !target.index.maintainer().synchronous()) {
+            throw new ValidationException("Consistent reads are not supported on global secondary indexes");
+        }
         if (target.index != null && q.readYourWrites() != null) {
             awaitIndex(target.index, q.readYourWrites());
         }

@@ -2,6 +2,7 @@ package dev.lacuna.secondary;
 
 import static dev.lacuna.AttributeValue.s;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.lacuna.AttributeValue;
 import dev.lacuna.Database;
@@ -15,6 +16,7 @@ import dev.lacuna.Query;
 import dev.lacuna.Table;
 import dev.lacuna.TableSpec;
 import dev.lacuna.UpdateItem;
+import dev.lacuna.ValidationException;
 import dev.lacuna.vfs.MemVfs;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -56,6 +58,9 @@ class HelpdeskQueueTest {
             Page page = t.query(queue());
             assertThat(ids(page)).containsExactly("TICKET#5", "TICKET#1", "TICKET#3", "TICKET#4");
             assertThat(db.describeTable("Tickets").index("GSI1").status()).isEqualTo("ACTIVE");
+            // As in DynamoDB, a global index cannot be read with ConsistentRead; readYourWrites is the way.
+            assertThatThrownBy(() -> t.query(queue().consistentRead(true))).isInstanceOf(ValidationException.class)
+                    .hasMessageContaining("Consistent reads are not supported on global secondary indexes");
         }
     }
 }

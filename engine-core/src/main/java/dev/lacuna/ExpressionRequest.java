@@ -12,7 +12,7 @@ import java.util.Objects;
  * @param <T> the request type, so that setters chain
  */
 public abstract sealed class ExpressionRequest<T extends ExpressionRequest<T>>
-        permits GetItem, PutItem, UpdateItem, DeleteItem, ConditionCheck, Query, Scan {
+        permits GetItem, WriteRequest, ConditionCheck, PageRequest {
     private final Map<String, String> names = new LinkedHashMap<>();
     private final Map<String, AttributeValue> values = new LinkedHashMap<>();
 

@@ -29,6 +29,11 @@ final class ItemLocks {
 
     /** Locks the stripes of {@code keys} in ascending order; returns them for {@link #unlock}. */
     int[] lock(byte[]... keys) {
+        if (keys.length == 1) { // a single-item write, the common case: no sorting
+            int s = stripe(keys[0]);
+            locks[s].lock();
+            return new int[] {s};
+        }
         int[] stripes = new int[keys.length];
         for (int i = 0; i < keys.length; i++) {
             stripes[i] = stripe(keys[i]);

@@ -88,14 +88,15 @@ final class TableIndexContext implements IndexContext {
             }
         }
         List<ItemChange> changes = new ArrayList<>(writes.size());
+        String where = writes.isEmpty() ? null : "log record " + batch.lsn(); // for errors; built once per record
         for (KvLogReader.Op op : writes) {
             byte[] before = befores == null ? null : befores.get(ByteBuffer.wrap(op.key()));
             if (before == null) {
                 throw new IllegalStateException("log record " + batch.lsn() + " writes an item of table " + table.name()
                         + " without its before-image, which index " + index.name() + " needs");
             }
-            Item after = op.kind() == KvLogReader.Kind.PUT ? decode(op.value(), batch.lsn()) : null;
-            changes.add(new ItemChange(op.key(), before.length == 0 ? null : decode(before, batch.lsn()), after));
+            Item after = op.kind() == KvLogReader.Kind.PUT ? decode(op.value(), where) : null;
+            changes.add(new ItemChange(op.key(), before.length == 0 ? null : decode(before, where), after));
         }
         return changes;
     }
@@ -106,8 +107,8 @@ final class TableIndexContext implements IndexContext {
                 && key[2] == (byte) (id >>> 8) && key[3] == (byte) id;
     }
 
-    private static Item decode(byte[] value, long lsn) {
-        return ItemCodec.decode(value, 0, value.length, "log record " + lsn, 0);
+    private static Item decode(byte[] value, String where) {
+        return ItemCodec.decode(value, 0, value.length, where, 0);
     }
 
     @Override

@@ -7,13 +7,9 @@ import java.util.Objects;
  * {@code new UpdateItem(key).update("SET #s = :closed REMOVE GSI1PK, GSI1SK").name("#s", "status")…}.
  * Not thread-safe; build it, then pass it.
  */
-public final class UpdateItem extends ExpressionRequest<UpdateItem> implements WriteOp {
+public final class UpdateItem extends WriteRequest<UpdateItem> implements WriteOp {
     private final Key key;
     private String update;
-    private String condition;
-    private ReturnValues returnValues = ReturnValues.NONE;
-    private boolean returnItemOnConditionFailure;
-    private Durability durability;
 
     /** Changes the item with primary key {@code key}. */
     public UpdateItem(Key key) {
@@ -23,30 +19,6 @@ public final class UpdateItem extends ExpressionRequest<UpdateItem> implements W
     /** The update expression ({@code SET}, {@code REMOVE}, {@code ADD}, {@code DELETE} clauses). */
     public UpdateItem update(String expression) {
         this.update = Objects.requireNonNull(expression, "expression");
-        return this;
-    }
-
-    /** Writes only if this condition expression holds for the item as it stands. */
-    public UpdateItem condition(String expression) {
-        this.condition = Objects.requireNonNull(expression, "expression");
-        return this;
-    }
-
-    /** What to return: any {@link ReturnValues} (default {@link ReturnValues#NONE}). */
-    public UpdateItem returnValues(ReturnValues r) {
-        this.returnValues = Objects.requireNonNull(r, "returnValues");
-        return this;
-    }
-
-    /** A failed condition reports the item as it stood. */
-    public UpdateItem returnItemOnConditionFailure(boolean yes) {
-        this.returnItemOnConditionFailure = yes;
-        return this;
-    }
-
-    /** Overrides the database's durability for this write (ignored inside a transaction). */
-    public UpdateItem durability(Durability d) {
-        this.durability = Objects.requireNonNull(d, "durability");
         return this;
     }
 
@@ -61,27 +33,7 @@ public final class UpdateItem extends ExpressionRequest<UpdateItem> implements W
     }
 
     @Override
-    public String condition() {
-        return condition;
-    }
-
-    /** What the write returns. */
-    public ReturnValues returnValues() {
-        return returnValues;
-    }
-
-    @Override
-    public boolean returnItemOnConditionFailure() {
-        return returnItemOnConditionFailure;
-    }
-
-    /** The durability asked for, or null for the database's. */
-    public Durability durability() {
-        return durability;
-    }
-
-    @Override
     public String toString() {
-        return "Update " + key + " " + update + " if " + condition + " " + placeholderText();
+        return "Update " + key + " " + update + " if " + condition() + " " + placeholderText();
     }
 }

@@ -1,6 +1,5 @@
 package dev.lacuna.lsm;
 
-import dev.lacuna.LacunaException;
 import dev.lacuna.manifest.FileMeta;
 import dev.lacuna.manifest.VersionEdit;
 import java.io.IOException;

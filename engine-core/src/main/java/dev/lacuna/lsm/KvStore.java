@@ -298,15 +298,8 @@ public final class KvStore implements AutoCloseable {
         }
         // Its memtables are flushed the ordinary way (memory and log bookkeeping stay simple), then the
         // files go with the keyspace in one manifest edit.
-        dropping.forEach(background::scheduleFlush);
+        awaitFlushed(dropping, "dropping keyspace " + id);
         try {
-            synchronized (db.progress) {
-                while (dropping.stream().anyMatch(t -> t.immutableCount() > 0) && db.backgroundError() == null
-                        && !db.closed) {
-                    db.progress.wait(100);
-                }
-            }
-            db.checkWritable();
             for (Tree tree : dropping) {
                 tree.awaitAndStartCompaction(); // held for good: the tree is gone
             }
@@ -417,6 +410,11 @@ public final class KvStore implements AutoCloseable {
         } finally {
             db.commitLock.unlock();
         }
+        awaitFlushed(trees, "flushing keyspace " + id);
+    }
+
+    /** Schedules flushes of {@code trees}' frozen memtables and waits until none is left. */
+    private void awaitFlushed(List<Tree> trees, String doing) {
         trees.forEach(background::scheduleFlush);
         try {
             synchronized (db.progress) {
@@ -427,7 +425,7 @@ public final class KvStore implements AutoCloseable {
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new StorageIOException("interrupted while flushing keyspace " + id, e);
+            throw new StorageIOException("interrupted while " + doing, e);
         }
         db.checkWritable();
     }

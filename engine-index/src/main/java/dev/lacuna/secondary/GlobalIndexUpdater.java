@@ -240,11 +240,6 @@ final class GlobalIndexUpdater implements IndexMaintainer {
         return status;
     }
 
-    /** The error that stopped the updater, or null. */
-    Throwable error() {
-        return error;
-    }
-
     @Override
     public long[] backfillProgress() {
         return new long[] {backfillDone, backfillTotal};

@@ -1,5 +1,6 @@
 package dev.lacuna;
 
+import dev.lacuna.storage.LacunaException;
 import java.util.Optional;
 
 /**

@@ -1,5 +1,6 @@
 package dev.lacuna;
 
+import dev.lacuna.storage.Durability;
 import dev.lacuna.item.ItemSize;
 import dev.lacuna.item.KeyEncoding;
 import dev.lacuna.lsm.KeyspaceRouter;

@@ -1,5 +1,6 @@
 package dev.lacuna;
 
+import dev.lacuna.storage.Durability;
 import dev.lacuna.lsm.KvOptions;
 import dev.lacuna.vfs.NioVfs;
 import dev.lacuna.vfs.Vfs;

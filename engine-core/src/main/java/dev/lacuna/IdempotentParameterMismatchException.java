@@ -1,5 +1,7 @@
 package dev.lacuna;
 
+import dev.lacuna.storage.LacunaException;
+
 /**
  * A transaction reused a client request token with a different request within the token's lifetime.
  * Nothing was written.

@@ -1,5 +1,7 @@
 package dev.lacuna;
 
+import dev.lacuna.storage.LacunaException;
+
 /**
  * A read-your-writes index query ({@link Query#readYourWrites}) gave up: the index had not applied every
  * write acknowledged before the query began within the time allowed. Nothing was read; retry later.

@@ -1,5 +1,6 @@
 package dev.lacuna;
 
+import dev.lacuna.storage.LacunaException;
 import dev.lacuna.expr.ConditionExpression;
 import dev.lacuna.expr.KeyConditionExpression;
 import dev.lacuna.expr.KeyTerm;

@@ -1,5 +1,6 @@
 package dev.lacuna;
 
+import dev.lacuna.storage.CorruptionException;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;

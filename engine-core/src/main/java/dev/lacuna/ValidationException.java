@@ -1,5 +1,7 @@
 package dev.lacuna;
 
+import dev.lacuna.storage.LacunaException;
+
 /**
  * A request is invalid: a wrong type, a limit exceeded, a malformed expression, a missing key attribute.
  * Thrown before anything is written, so the database is unchanged. The message says what is wrong and,

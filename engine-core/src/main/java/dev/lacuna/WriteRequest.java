@@ -1,5 +1,6 @@
 package dev.lacuna;
 
+import dev.lacuna.storage.Durability;
 import java.util.Objects;
 
 /**

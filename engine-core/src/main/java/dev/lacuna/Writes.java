@@ -1,5 +1,6 @@
 package dev.lacuna;
 
+import dev.lacuna.storage.Durability;
 import dev.lacuna.index.IndexDiff;
 import dev.lacuna.index.IndexEntry;
 import dev.lacuna.item.ItemCodec;

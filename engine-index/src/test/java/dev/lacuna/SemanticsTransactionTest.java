@@ -1,5 +1,6 @@
 package dev.lacuna;
 
+import dev.lacuna.storage.Durability;
 import static dev.lacuna.AttributeValue.n;
 import static dev.lacuna.AttributeValue.s;
 import static dev.lacuna.SemanticsFixtures.DIR;

@@ -1,6 +1,6 @@
 package dev.lacuna.bench;
 
-import dev.lacuna.Durability;
+import dev.lacuna.storage.Durability;
 import dev.lacuna.lsm.KvCursor;
 import dev.lacuna.lsm.KvOptions;
 import dev.lacuna.lsm.KvStats;

@@ -3,7 +3,7 @@ package dev.lacuna.bench;
 import dev.lacuna.AttributeValue;
 import dev.lacuna.Database;
 import dev.lacuna.DatabaseOptions;
-import dev.lacuna.Durability;
+import dev.lacuna.storage.Durability;
 import dev.lacuna.IndexSpec;
 import dev.lacuna.Item;
 import dev.lacuna.Key;

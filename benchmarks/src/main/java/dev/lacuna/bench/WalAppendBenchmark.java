@@ -1,10 +1,10 @@
 package dev.lacuna.bench;
 
-import dev.lacuna.Durability;
+import dev.lacuna.storage.Durability;
 import dev.lacuna.vfs.NioVfs;
 import dev.lacuna.wal.Wal;
-import dev.lacuna.wal.WalOptions;
-import dev.lacuna.wal.WalStats;
+import dev.lacuna.storage.WalOptions;
+import dev.lacuna.storage.WalStats;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;

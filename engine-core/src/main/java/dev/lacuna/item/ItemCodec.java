@@ -1,7 +1,7 @@
 package dev.lacuna.item;
 
 import dev.lacuna.AttributeValue;
-import dev.lacuna.CorruptionException;
+import dev.lacuna.storage.CorruptionException;
 import dev.lacuna.Item;
 import dev.lacuna.ValidationException;
 import java.math.BigDecimal;

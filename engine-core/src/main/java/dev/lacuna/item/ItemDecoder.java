@@ -16,7 +16,7 @@ import java.util.Set;
  * The decoding half of {@link ItemCodec}. Every count and length is checked against the bytes left
  * before anything is allocated, recursion stops at {@link ItemCodec#MAX_DEPTH}, and every value is
  * re-validated (empty or duplicated sets, duplicate names) before it is built, so malformed input can
- * only end in a {@link dev.lacuna.CorruptionException}.
+ * only end in a {@link dev.lacuna.storage.CorruptionException}.
  */
 final class ItemDecoder {
     private ItemDecoder() {

@@ -2,7 +2,7 @@ package dev.lacuna.item;
 
 import dev.lacuna.AttributeValue;
 import dev.lacuna.AttributeValue.Type;
-import dev.lacuna.CorruptionException;
+import dev.lacuna.storage.CorruptionException;
 import dev.lacuna.Key;
 import dev.lacuna.ValidationException;
 import java.nio.ByteBuffer;

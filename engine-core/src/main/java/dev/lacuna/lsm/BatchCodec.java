@@ -1,6 +1,6 @@
 package dev.lacuna.lsm;
 
-import dev.lacuna.CorruptionException;
+import dev.lacuna.storage.CorruptionException;
 import java.io.ByteArrayOutputStream;
 import java.util.ArrayList;
 import java.util.Arrays;

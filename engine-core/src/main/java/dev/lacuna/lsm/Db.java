@@ -1,7 +1,7 @@
 package dev.lacuna.lsm;
 
-import dev.lacuna.DatabaseClosedException;
-import dev.lacuna.StorageIOException;
+import dev.lacuna.storage.DatabaseClosedException;
+import dev.lacuna.storage.StorageIOException;
 import dev.lacuna.manifest.FileMeta;
 import dev.lacuna.sstable.TableReader;
 import dev.lacuna.vfs.Vfs;

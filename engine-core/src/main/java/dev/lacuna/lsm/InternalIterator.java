@@ -11,7 +11,7 @@ package dev.lacuna.lsm;
  * Every version and every deletion is returned: nothing is hidden at this level. Not thread-safe. The
  * owner closes it; closing releases the files and memory it pins.
  *
- * <p>Damaged data surfaces as {@link dev.lacuna.CorruptionException} from the positioning methods.
+ * <p>Damaged data surfaces as {@link dev.lacuna.storage.CorruptionException} from the positioning methods.
  */
 public interface InternalIterator extends AutoCloseable {
     /** Whether the iterator is positioned on an entry. */

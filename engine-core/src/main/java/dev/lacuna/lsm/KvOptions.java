@@ -1,11 +1,11 @@
 package dev.lacuna.lsm;
 
-import dev.lacuna.Durability;
+import dev.lacuna.storage.Durability;
 import dev.lacuna.sstable.KeyPrefix;
 import dev.lacuna.sstable.TableOptions;
 import dev.lacuna.vfs.NioVfs;
 import dev.lacuna.vfs.Vfs;
-import dev.lacuna.wal.WalOptions;
+import dev.lacuna.storage.WalOptions;
 import java.time.Clock;
 import java.util.Objects;
 

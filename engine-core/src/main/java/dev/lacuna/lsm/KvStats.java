@@ -1,6 +1,6 @@
 package dev.lacuna.lsm;
 
-import dev.lacuna.wal.WalStats;
+import dev.lacuna.storage.WalStats;
 
 /**
  * Counters and shape of a {@link KvStore}, summed over its partitions.

@@ -1,9 +1,9 @@
 package dev.lacuna.lsm;
 
-import dev.lacuna.CorruptionException;
-import dev.lacuna.Durability;
-import dev.lacuna.LacunaException;
-import dev.lacuna.StorageIOException;
+import dev.lacuna.storage.CorruptionException;
+import dev.lacuna.storage.Durability;
+import dev.lacuna.storage.LacunaException;
+import dev.lacuna.storage.StorageIOException;
 import dev.lacuna.manifest.FileMeta;
 import dev.lacuna.sstable.BlockCache;
 import dev.lacuna.vfs.VfsLock;
@@ -200,7 +200,7 @@ public final class KvStore implements AutoCloseable {
      *
      * @return the batch's sequence number (its log LSN)
      * @throws StorageIOException if the log or a background job failed (the store then refuses writes)
-     * @throws dev.lacuna.DatabaseClosedException if the store is closed
+     * @throws dev.lacuna.storage.DatabaseClosedException if the store is closed
      */
     public long write(WriteBatch batch, Durability durability) {
         return writes.write(batch, durability);

@@ -1,6 +1,6 @@
 package dev.lacuna.lsm;
 
-import dev.lacuna.StorageIOException;
+import dev.lacuna.storage.StorageIOException;
 import dev.lacuna.sstable.BlockCache;
 import dev.lacuna.sstable.TableReader;
 import dev.lacuna.vfs.Vfs;

@@ -1,6 +1,6 @@
 package dev.lacuna.lsm;
 
-import dev.lacuna.CorruptionException;
+import dev.lacuna.storage.CorruptionException;
 import dev.lacuna.manifest.FileMeta;
 import dev.lacuna.manifest.Manifest;
 import dev.lacuna.manifest.VersionEdit;

@@ -1,7 +1,7 @@
 package dev.lacuna.lsm;
 
-import dev.lacuna.Durability;
-import dev.lacuna.StorageIOException;
+import dev.lacuna.storage.Durability;
+import dev.lacuna.storage.StorageIOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

@@ -1,6 +1,6 @@
 package dev.lacuna.manifest;
 
-import dev.lacuna.CorruptionException;
+import dev.lacuna.storage.CorruptionException;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 

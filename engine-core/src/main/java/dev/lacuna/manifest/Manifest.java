@@ -1,6 +1,6 @@
 package dev.lacuna.manifest;
 
-import dev.lacuna.CorruptionException;
+import dev.lacuna.storage.CorruptionException;
 import dev.lacuna.vfs.Vfs;
 import dev.lacuna.vfs.VfsFile;
 import java.io.IOException;

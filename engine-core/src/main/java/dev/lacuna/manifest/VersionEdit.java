@@ -271,7 +271,7 @@ public final class VersionEdit {
      *
      * @param file   the manifest's name, for errors
      * @param offset where the edit starts in the manifest, for errors
-     * @throws dev.lacuna.CorruptionException if the bytes are not a valid edit
+     * @throws dev.lacuna.storage.CorruptionException if the bytes are not a valid edit
      */
     public static VersionEdit decode(byte[] bytes, String file, long offset) {
         EditReader in = new EditReader(bytes, file, offset);

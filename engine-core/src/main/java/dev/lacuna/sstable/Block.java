@@ -1,6 +1,6 @@
 package dev.lacuna.sstable;
 
-import dev.lacuna.CorruptionException;
+import dev.lacuna.storage.CorruptionException;
 
 /**
  * The decoded (uncompressed, checksum-verified) contents of a data or index block, immutable and shared:

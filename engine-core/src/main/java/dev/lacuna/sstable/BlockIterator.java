@@ -12,7 +12,7 @@ import java.util.Arrays;
  * <p>The current key is decoded into a reusable buffer, so moving and comparing allocate nothing;
  * {@link #key()} and {@link #value()} copy. Entries are checked as they are decoded (lengths within the
  * block, keys of at least 8 bytes), so even a block that passed its checksum but is malformed gives a
- * {@link dev.lacuna.CorruptionException}, never an index error. Not thread-safe; can be pointed at another
+ * {@link dev.lacuna.storage.CorruptionException}, never an index error. Not thread-safe; can be pointed at another
  * block with {@link #reset(Block)} to reuse its buffer.
  */
 final class BlockIterator implements InternalIterator {

@@ -1,6 +1,6 @@
 package dev.lacuna.sstable;
 
-import dev.lacuna.CorruptionException;
+import dev.lacuna.storage.CorruptionException;
 import java.util.Arrays;
 
 /**

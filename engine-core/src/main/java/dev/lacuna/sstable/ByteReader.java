@@ -1,6 +1,6 @@
 package dev.lacuna.sstable;
 
-import dev.lacuna.CorruptionException;
+import dev.lacuna.storage.CorruptionException;
 
 /**
  * Reads the format's integers from {@code bytes[position, limit)}, checking every length against the

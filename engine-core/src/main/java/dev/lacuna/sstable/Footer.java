@@ -8,7 +8,7 @@ import static dev.lacuna.sstable.TableFormat.FOOTER_PROPERTIES_OFFSET;
 import static dev.lacuna.sstable.TableFormat.FOOTER_SIZE;
 import static dev.lacuna.sstable.TableFormat.FOOTER_VERSION_OFFSET;
 
-import dev.lacuna.CorruptionException;
+import dev.lacuna.storage.CorruptionException;
 
 /** The fixed-size footer at the end of a table: where the index, filter and properties blocks are. */
 record Footer(BlockHandle index, BlockHandle filter, BlockHandle properties) {

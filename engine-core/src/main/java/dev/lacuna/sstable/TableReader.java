@@ -2,8 +2,8 @@ package dev.lacuna.sstable;
 
 import static dev.lacuna.sstable.TableFormat.BLOCK_TRAILER_SIZE;
 
-import dev.lacuna.CorruptionException;
-import dev.lacuna.StorageIOException;
+import dev.lacuna.storage.CorruptionException;
+import dev.lacuna.storage.StorageIOException;
 import dev.lacuna.lsm.InternalIterator;
 import dev.lacuna.lsm.InternalKey;
 import dev.lacuna.vfs.VfsFile;

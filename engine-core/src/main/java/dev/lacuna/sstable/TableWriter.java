@@ -2,7 +2,7 @@ package dev.lacuna.sstable;
 
 import static dev.lacuna.sstable.TableFormat.BLOCK_TRAILER_SIZE;
 
-import dev.lacuna.StorageIOException;
+import dev.lacuna.storage.StorageIOException;
 import dev.lacuna.lsm.InternalKey;
 import dev.lacuna.vfs.VfsFile;
 import java.io.IOException;

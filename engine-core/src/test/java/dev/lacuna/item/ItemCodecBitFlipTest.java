@@ -3,7 +3,7 @@ package dev.lacuna.item;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.lacuna.AttributeValue;
-import dev.lacuna.CorruptionException;
+import dev.lacuna.storage.CorruptionException;
 import dev.lacuna.Item;
 import dev.lacuna.AttributeValue.Type;
 import java.util.Arrays;

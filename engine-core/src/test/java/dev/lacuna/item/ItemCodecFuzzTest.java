@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import com.code_intelligence.jazzer.junit.FuzzTest;
-import dev.lacuna.CorruptionException;
+import dev.lacuna.storage.CorruptionException;
 import dev.lacuna.Item;
 import java.time.Duration;
 import org.junit.jupiter.api.function.Executable;

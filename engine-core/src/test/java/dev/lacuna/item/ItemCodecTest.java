@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.lacuna.AttributeValue;
-import dev.lacuna.CorruptionException;
+import dev.lacuna.storage.CorruptionException;
 import dev.lacuna.Item;
 import dev.lacuna.ValidationException;
 import java.util.HexFormat;

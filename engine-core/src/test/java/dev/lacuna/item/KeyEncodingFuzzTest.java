@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import com.code_intelligence.jazzer.junit.FuzzTest;
 import dev.lacuna.AttributeValue;
 import dev.lacuna.AttributeValue.Type;
-import dev.lacuna.CorruptionException;
+import dev.lacuna.storage.CorruptionException;
 import java.time.Duration;
 import java.util.Arrays;
 import org.junit.jupiter.api.function.Executable;

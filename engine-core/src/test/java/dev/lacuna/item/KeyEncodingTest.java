@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.lacuna.AttributeValue;
 import dev.lacuna.AttributeValue.Type;
-import dev.lacuna.CorruptionException;
+import dev.lacuna.storage.CorruptionException;
 import dev.lacuna.Key;
 import dev.lacuna.ValidationException;
 import java.util.ArrayList;

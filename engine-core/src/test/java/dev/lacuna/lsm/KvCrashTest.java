@@ -2,10 +2,10 @@ package dev.lacuna.lsm;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.lacuna.Durability;
+import dev.lacuna.storage.Durability;
 import dev.lacuna.sstable.TableOptions;
 import dev.lacuna.vfs.MemVfs;
-import dev.lacuna.wal.WalOptions;
+import dev.lacuna.storage.WalOptions;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;

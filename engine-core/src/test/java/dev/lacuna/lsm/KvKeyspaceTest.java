@@ -6,7 +6,7 @@ import static dev.lacuna.lsm.KvStoreTest.s;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.lacuna.Durability;
+import dev.lacuna.storage.Durability;
 import dev.lacuna.vfs.MemVfs;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;

@@ -8,9 +8,9 @@ import static dev.lacuna.lsm.KvStoreTest.s;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.lacuna.Durability;
+import dev.lacuna.storage.Durability;
 import dev.lacuna.vfs.MemVfs;
-import dev.lacuna.wal.WalOptions;
+import dev.lacuna.storage.WalOptions;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 

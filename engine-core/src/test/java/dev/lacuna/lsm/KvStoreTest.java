@@ -3,13 +3,13 @@ package dev.lacuna.lsm;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.lacuna.DatabaseClosedException;
-import dev.lacuna.Durability;
-import dev.lacuna.StorageIOException;
+import dev.lacuna.storage.DatabaseClosedException;
+import dev.lacuna.storage.Durability;
+import dev.lacuna.storage.StorageIOException;
 import dev.lacuna.sstable.TableOptions;
 import dev.lacuna.vfs.MemVfs;
 import dev.lacuna.vfs.NioVfs;
-import dev.lacuna.wal.WalOptions;
+import dev.lacuna.storage.WalOptions;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;

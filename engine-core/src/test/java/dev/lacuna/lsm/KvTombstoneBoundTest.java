@@ -2,7 +2,7 @@ package dev.lacuna.lsm;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.lacuna.Durability;
+import dev.lacuna.storage.Durability;
 import dev.lacuna.vfs.MemVfs;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;

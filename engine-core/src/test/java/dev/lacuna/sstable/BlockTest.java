@@ -3,7 +3,7 @@ package dev.lacuna.sstable;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.lacuna.CorruptionException;
+import dev.lacuna.storage.CorruptionException;
 import dev.lacuna.lsm.InternalKey;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;

@@ -2,7 +2,7 @@ package dev.lacuna.sstable;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.lacuna.CorruptionException;
+import dev.lacuna.storage.CorruptionException;
 import dev.lacuna.lsm.InternalIterator;
 import dev.lacuna.lsm.InternalKey;
 import dev.lacuna.vfs.MemVfs;

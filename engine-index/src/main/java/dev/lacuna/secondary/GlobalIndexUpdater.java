@@ -1,6 +1,6 @@
 package dev.lacuna.secondary;
 
-import dev.lacuna.Durability;
+import dev.lacuna.storage.Durability;
 import dev.lacuna.Item;
 import dev.lacuna.index.IndexContext;
 import dev.lacuna.index.IndexDiff;

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.lacuna.AttributeValue;
 import dev.lacuna.Database;
 import dev.lacuna.DatabaseOptions;
-import dev.lacuna.Durability;
+import dev.lacuna.storage.Durability;
 import dev.lacuna.IndexSpec;
 import dev.lacuna.Item;
 import dev.lacuna.KeyAttribute;

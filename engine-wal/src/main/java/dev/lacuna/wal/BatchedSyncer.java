@@ -1,10 +1,10 @@
 package dev.lacuna.wal;
 
-import dev.lacuna.LacunaException;
+import dev.lacuna.storage.LacunaException;
 import java.time.Duration;
 
 /**
- * The log's background thread for {@link dev.lacuna.Durability#batched batched} durability: it fsyncs
+ * The log's background thread for {@link dev.lacuna.storage.Durability#batched batched} durability: it fsyncs
  * each batched record no later than its deadline, so that many records share one fsync without any
  * appender waiting for it. The thread is started lazily on the first batched append and stopped by
  * {@link #stop()} (called from {@link Wal#close()}).

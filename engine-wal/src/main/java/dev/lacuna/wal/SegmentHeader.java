@@ -1,8 +1,9 @@
 package dev.lacuna.wal;
 
+import dev.lacuna.storage.WalOptions;
 import static dev.lacuna.wal.WalFormat.HEADER_SIZE;
 
-import dev.lacuna.CorruptionException;
+import dev.lacuna.storage.CorruptionException;
 import dev.lacuna.vfs.VfsFile;
 import java.io.IOException;
 

@@ -4,7 +4,7 @@ import static dev.lacuna.wal.WalFormat.FRAGMENT_HEADER_SIZE;
 import static dev.lacuna.wal.WalFormat.HEADER_SIZE;
 import static dev.lacuna.wal.WalFormat.LSN_SIZE;
 
-import dev.lacuna.CorruptionException;
+import dev.lacuna.storage.CorruptionException;
 import dev.lacuna.vfs.VfsFile;
 import java.io.IOException;
 import java.nio.ByteBuffer;

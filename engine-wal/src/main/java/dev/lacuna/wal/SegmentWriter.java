@@ -1,5 +1,6 @@
 package dev.lacuna.wal;
 
+import dev.lacuna.storage.WalOptions;
 import static dev.lacuna.wal.WalFormat.FRAGMENT_CRC_OFFSET;
 import static dev.lacuna.wal.WalFormat.FRAGMENT_HEADER_SIZE;
 import static dev.lacuna.wal.WalFormat.FRAGMENT_LENGTH_OFFSET;

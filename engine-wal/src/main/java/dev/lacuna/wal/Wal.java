@@ -1,8 +1,10 @@
 package dev.lacuna.wal;
 
-import dev.lacuna.DatabaseClosedException;
-import dev.lacuna.Durability;
-import dev.lacuna.StorageIOException;
+import dev.lacuna.storage.WalOptions;
+import dev.lacuna.storage.WalStats;
+import dev.lacuna.storage.DatabaseClosedException;
+import dev.lacuna.storage.Durability;
+import dev.lacuna.storage.StorageIOException;
 import dev.lacuna.vfs.Vfs;
 import dev.lacuna.vfs.VfsLock;
 import java.io.IOException;
@@ -106,7 +108,7 @@ public final class Wal implements AutoCloseable {
      * Opens (creating if needed) the log in {@code dir}: takes the directory's lock, recovers the existing
      * segments according to {@link WalOptions#recoveryMode()}, and starts a new segment for appends.
      *
-     * @throws dev.lacuna.CorruptionException if recovery finds damage it may not repair (file and offset named)
+     * @throws dev.lacuna.storage.CorruptionException if recovery finds damage it may not repair (file and offset named)
      * @throws StorageIOException             if the file system fails, or the directory is locked by another
      *                                        open log
      */

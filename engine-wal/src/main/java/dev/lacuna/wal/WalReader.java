@@ -1,8 +1,8 @@
 package dev.lacuna.wal;
 
-import dev.lacuna.CorruptionException;
-import dev.lacuna.DatabaseClosedException;
-import dev.lacuna.StorageIOException;
+import dev.lacuna.storage.CorruptionException;
+import dev.lacuna.storage.DatabaseClosedException;
+import dev.lacuna.storage.StorageIOException;
 import dev.lacuna.vfs.Vfs;
 import dev.lacuna.vfs.VfsFile;
 import java.io.IOException;

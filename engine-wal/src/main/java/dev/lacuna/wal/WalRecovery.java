@@ -1,6 +1,8 @@
 package dev.lacuna.wal;
 
-import dev.lacuna.CorruptionException;
+import dev.lacuna.storage.RecoveryMode;
+import dev.lacuna.storage.WalOptions;
+import dev.lacuna.storage.CorruptionException;
 import dev.lacuna.vfs.Vfs;
 import dev.lacuna.vfs.VfsFile;
 import java.io.IOException;

@@ -1,9 +1,10 @@
 package dev.lacuna.wal;
 
+import dev.lacuna.storage.WalOptions;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.lacuna.CorruptionException;
-import dev.lacuna.Durability;
+import dev.lacuna.storage.CorruptionException;
+import dev.lacuna.storage.Durability;
 import dev.lacuna.vfs.MemVfs;
 import dev.lacuna.vfs.VfsFile;
 import java.io.IOException;

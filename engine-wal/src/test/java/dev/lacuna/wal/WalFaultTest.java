@@ -1,10 +1,11 @@
 package dev.lacuna.wal;
 
+import dev.lacuna.storage.WalOptions;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.lacuna.Durability;
-import dev.lacuna.StorageIOException;
+import dev.lacuna.storage.Durability;
+import dev.lacuna.storage.StorageIOException;
 import dev.lacuna.vfs.FaultyVfs;
 import dev.lacuna.vfs.FaultyVfs.Op;
 import dev.lacuna.vfs.MemVfs;

@@ -1,11 +1,13 @@
 package dev.lacuna.wal;
 
+import dev.lacuna.storage.RecoveryMode;
+import dev.lacuna.storage.WalOptions;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import com.code_intelligence.jazzer.junit.FuzzTest;
-import dev.lacuna.CorruptionException;
-import dev.lacuna.Durability;
+import dev.lacuna.storage.CorruptionException;
+import dev.lacuna.storage.Durability;
 import dev.lacuna.vfs.MemVfs;
 import dev.lacuna.vfs.VfsFile;
 import java.io.IOException;

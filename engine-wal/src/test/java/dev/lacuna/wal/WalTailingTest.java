@@ -1,8 +1,9 @@
 package dev.lacuna.wal;
 
+import dev.lacuna.storage.WalOptions;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.lacuna.Durability;
+import dev.lacuna.storage.Durability;
 import dev.lacuna.vfs.MemVfs;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -1,12 +1,15 @@
 package dev.lacuna.wal;
 
+import dev.lacuna.storage.RecoveryMode;
+import dev.lacuna.storage.WalOptions;
+import dev.lacuna.storage.WalStats;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.lacuna.CorruptionException;
-import dev.lacuna.DatabaseClosedException;
-import dev.lacuna.Durability;
-import dev.lacuna.StorageIOException;
+import dev.lacuna.storage.CorruptionException;
+import dev.lacuna.storage.DatabaseClosedException;
+import dev.lacuna.storage.Durability;
+import dev.lacuna.storage.StorageIOException;
 import dev.lacuna.vfs.MemVfs;
 import dev.lacuna.vfs.NioVfs;
 import dev.lacuna.vfs.VfsFile;

@@ -1,4 +1,4 @@
-package dev.lacuna;
+package dev.lacuna.storage;
 
 import java.time.Duration;
 import java.util.Objects;

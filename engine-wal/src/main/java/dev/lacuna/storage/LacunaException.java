@@ -1,4 +1,4 @@
-package dev.lacuna;
+package dev.lacuna.storage;
 
 /**
  * The root of every exception Lacuna throws. Unchecked, as in the DynamoDB SDKs: each subclass names

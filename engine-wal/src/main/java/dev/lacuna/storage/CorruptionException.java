@@ -1,4 +1,4 @@
-package dev.lacuna;
+package dev.lacuna.storage;
 
 /**
  * Stored data failed a check (checksum, magic number, length, sequence): it is not what Lacuna wrote.

@@ -1,4 +1,4 @@
-package dev.lacuna.wal;
+package dev.lacuna.storage;
 
 /**
  * Counters of a log since it was opened; a consistent-enough snapshot (each counter is read atomically,

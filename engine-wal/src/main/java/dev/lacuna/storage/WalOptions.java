@@ -1,4 +1,4 @@
-package dev.lacuna.wal;
+package dev.lacuna.storage;
 
 /**
  * Settings of a {@link Wal}. Validated on construction.

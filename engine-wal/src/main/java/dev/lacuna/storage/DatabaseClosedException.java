@@ -1,4 +1,4 @@
-package dev.lacuna;
+package dev.lacuna.storage;
 
 /** An operation was attempted on a database (or one of its components, such as its log) after it was closed. */
 public final class DatabaseClosedException extends LacunaException {

@@ -1,25 +1,15 @@
 package dev.lacuna;
 
+import dev.lacuna.engine.ItemEngine;
+import dev.lacuna.kv.KvStats;
+import dev.lacuna.storage.CorruptionException;
+import dev.lacuna.storage.DatabaseClosedException;
 import dev.lacuna.storage.Durability;
-import dev.lacuna.item.ItemSize;
-import dev.lacuna.item.KeyEncoding;
-import dev.lacuna.lsm.KeyspaceRouter;
-import dev.lacuna.lsm.KvOptions;
-import dev.lacuna.lsm.KvSnapshot;
-import dev.lacuna.lsm.KvStats;
-import dev.lacuna.lsm.KvStore;
-import java.nio.ByteBuffer;
+import dev.lacuna.storage.StorageIOException;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.Set;
-import java.util.concurrent.locks.Lock;
-import java.util.function.Supplier;
 
 /**
  * An embedded Lacuna database: tables of items with DynamoDB's data model and operations, stored in one
@@ -38,25 +28,16 @@ import java.util.function.Supplier;
  * {@link ValidationException} (or {@link ResourceNotFoundException} for an unknown table) and changes
  * nothing. A write is acknowledged once it is as durable as its {@link Durability} (the database's by
  * default) asks; with {@code SYNC}, it survives power loss. Reads of base tables are strongly consistent.
- * Secondary index specifications are stored with their table and their key types enforced on every
- * write; the indexes themselves are maintained by {@code engine-index} (not yet built).
+ * Secondary indexes are kept by the index kinds found on the module or class path ({@code engine-index}
+ * provides global and local ones): local indexes in the write itself, global ones from the log.
+ *
+ * <p>This class is a facade: each method hands its request to the item engine in one call.
  */
 public final class Database implements AutoCloseable {
-    /** The largest response of {@link #batchGetItem}, in item bytes (DynamoDB's 16 MB). */
-    static final long BATCH_GET_BYTES = 16L << 20;
+    private final ItemEngine engine;
 
-    private final KvStore kv;
-    private final DatabaseOptions options;
-    private final Catalog catalog;
-    private final Writes writes;
-    private final Reads reads;
-
-    private Database(KvStore kv, DatabaseOptions options) {
-        this.kv = kv;
-        this.options = options;
-        this.catalog = new Catalog(kv, options.clock());
-        this.writes = new Writes(kv, new ItemLocks(), options.clock(), catalog.tokensKeyspace());
-        this.reads = new Reads(kv);
+    private Database(ItemEngine engine) {
+        this.engine = engine;
     }
 
     /** Opens (creating if needed) the database in {@code dir} with the default options. */
@@ -72,25 +53,8 @@ public final class Database implements AutoCloseable {
      * @throws StorageIOException  if the file system fails or another process has the database open
      */
     public static Database open(Path dir, DatabaseOptions options) {
-        Objects.requireNonNull(dir, "dir");
-        Objects.requireNonNull(options, "options");
-        KvOptions storage = options.storage().toBuilder().vfs(options.vfs()).durability(options.durability())
-                .clock(options.clock()).partitions(1).keyspaceRouter(KeyspaceRouter.FIRST_FOUR_BYTES)
-                .keyPrefix(KeyEncoding::partitionPrefixLength).build();
-        KvStore kv = KvStore.open(dir, storage);
-        try {
-            return new Database(kv, options);
-        } catch (RuntimeException e) {
-            try {
-                kv.close();
-            } catch (RuntimeException suppressed) {
-                e.addSuppressed(suppressed);
-            }
-            throw e;
-        }
+        return new Database(ItemEngine.open(dir, options));
     }
-
-    // ---- tables
 
     /**
      * Creates a table; it is usable (and durable) when this returns.
@@ -98,17 +62,17 @@ public final class Database implements AutoCloseable {
      * @throws ResourceInUseException if a table of that name exists
      */
     public TableDescription createTable(TableSpec spec) {
-        return catalog.create(Objects.requireNonNull(spec, "spec"));
+        return engine.createTable(spec);
     }
 
     /** The table named {@code name}; throws {@link ResourceNotFoundException} if there is none. */
     public TableDescription describeTable(String name) {
-        return catalog.get(name).describe();
+        return engine.describeTable(name);
     }
 
     /** The names of all tables, sorted. */
     public List<String> listTables() {
-        return catalog.names();
+        return engine.listTables();
     }
 
     /**
@@ -116,26 +80,23 @@ public final class Database implements AutoCloseable {
      * only be defined at creation.
      */
     public TableDescription updateTable(TableSpec spec) {
-        return catalog.update(Objects.requireNonNull(spec, "spec"));
+        return engine.updateTable(spec);
     }
 
     /** Deletes a table and all its items; durable when it returns. */
     public TableDescription deleteTable(String name) {
-        return catalog.delete(name);
+        return engine.deleteTable(name);
     }
 
     /** A handle on the table named {@code name} for item operations. */
     public Table table(String name) {
-        catalog.get(name);
+        engine.requireTable(name);
         return new Table(this, name);
     }
 
-    // ---- items
-
     /** The item with the request's key (projected), if it exists. */
     public Optional<Item> getItem(String table, GetItem request) {
-        TableSchema t = catalog.get(table);
-        return Optional.ofNullable(onTable(t, () -> reads.get(t, request, null)));
+        return engine.getItem(table, request);
     }
 
     /**
@@ -145,7 +106,7 @@ public final class Database implements AutoCloseable {
      * @throws ConditionalCheckFailedException if the condition was false (nothing written)
      */
     public Optional<Item> putItem(String table, PutItem request) {
-        return write(table, request, request.returnValues(), request.durability());
+        return engine.putItem(table, request);
     }
 
     /**
@@ -155,7 +116,7 @@ public final class Database implements AutoCloseable {
      * @throws ConditionalCheckFailedException if the condition was false (nothing written)
      */
     public Optional<Item> updateItem(String table, UpdateItem request) {
-        return write(table, request, request.returnValues(), request.durability());
+        return engine.updateItem(table, request);
     }
 
     /**
@@ -165,83 +126,25 @@ public final class Database implements AutoCloseable {
      * @throws ConditionalCheckFailedException if the condition was false (nothing written)
      */
     public Optional<Item> deleteItem(String table, DeleteItem request) {
-        return write(table, request, request.returnValues(), request.durability());
-    }
-
-    private Optional<Item> write(String table, WriteOp op, ReturnValues returnValues, Durability durability) {
-        Lock lock = catalog.writeLock(table);
-        lock.lock(); // the schema read here (its indexes) stays current until the write is logged
-        try {
-            TableSchema t = catalog.get(table);
-            PreparedWrite w = PreparedWrite.prepare(t, op, returnValues);
-            Durability d = durability == null ? options.durability() : durability;
-            return Optional.ofNullable(onTable(t, () -> writes.single(w, returnValues, d)));
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    /** Runs {@code body} holding the write locks of {@code items}' tables, taken in name order. */
-    private void withTableLocks(List<TransactWrite> items, Runnable body) {
-        List<Lock> held = new ArrayList<>();
-        try {
-            for (String name : new java.util.TreeSet<>(items.stream().map(TransactWrite::table).toList())) {
-                Lock lock = catalog.writeLock(name);
-                lock.lock();
-                held.add(lock);
-            }
-            body.run();
-        } finally {
-            for (int i = held.size() - 1; i >= 0; i--) {
-                held.get(i).unlock();
-            }
-        }
+        return engine.deleteItem(table, request);
     }
 
     /** One page of the items of one partition key, in sort-key order (or reversed). */
     public Page query(String table, Query request) {
-        TableSchema t = catalog.get(table);
-        return onTable(t, () -> reads.query(t, request));
+        return engine.query(table, request);
     }
 
     /** One page of the table's items (or of one segment of it), partition by partition. */
     public Page scan(String table, Scan request) {
-        TableSchema t = catalog.get(table);
-        return onTable(t, () -> reads.scan(t, request));
+        return engine.scan(table, request);
     }
-
-    // ---- batches and transactions
 
     /**
      * Reads up to {@value BatchGetItem#MAX_KEYS} items across tables. Items not found are missing from the
      * responses; reads left over once the response reaches 16 MB are returned as unprocessed.
      */
     public BatchGetResult batchGetItem(BatchGetItem request) {
-        List<TransactGet> gets = request.gets();
-        checkCount("BatchGetItem", gets.size(), BatchGetItem.MAX_KEYS);
-        List<TableSchema> tables = checkDistinctReads(gets);
-        Map<String, List<Item>> responses = new LinkedHashMap<>();
-        List<TransactGet> unprocessed = new ArrayList<>();
-        long bytes = 0;
-        for (int i = 0; i < gets.size(); i++) {
-            TableSchema t = tables.get(i);
-            TransactGet g = gets.get(i);
-            if (bytes >= BATCH_GET_BYTES) {
-                unprocessed.add(g);
-                continue;
-            }
-            Item item = onTable(t, () -> reads.get(t, g.get(), null));
-            if (item != null && bytes + ItemSize.of(item) > BATCH_GET_BYTES) {
-                unprocessed.add(g); // it would not fit the 16 MB response
-                bytes = BATCH_GET_BYTES;
-                continue;
-            }
-            if (item != null) {
-                responses.computeIfAbsent(g.table(), k -> new ArrayList<>()).add(item);
-                bytes += ItemSize.of(item);
-            }
-        }
-        return new BatchGetResult(responses, unprocessed);
+        return engine.batchGetItem(request);
     }
 
     /**
@@ -251,34 +154,18 @@ public final class Database implements AutoCloseable {
      * @return the unprocessed writes: always empty here, kept for DynamoDB's shape
      */
     public List<TransactWrite> batchWriteItem(BatchWriteItem request) {
-        List<TransactWrite> items = request.writes();
-        checkCount("BatchWriteItem", items.size(), BatchWriteItem.MAX_WRITES);
-        withTableLocks(items, () -> batchWrite(items));
+        engine.batchWriteItem(request.writes());
         return List.of();
-    }
-
-    private void batchWrite(List<TransactWrite> items) {
-        List<PreparedWrite> prepared = prepareAll(items, "BatchWriteItem");
-        long bytes = 0;
-        for (TransactWrite w : items) {
-            if (w.op() instanceof PutItem p) {
-                bytes += ItemSize.of(p.item());
-            }
-        }
-        if (bytes > 16L << 20) {
-            throw new ValidationException("BatchWriteItem: the items total " + bytes + " bytes; at most 16 MB");
-        }
-        runAtomic(prepared, null, null, options.durability());
     }
 
     /** {@link #transactWriteItems(List, String, Durability)} without a token, with the database's durability. */
     public void transactWriteItems(List<TransactWrite> items) {
-        transactWriteItems(items, null, options.durability());
+        engine.transactWriteItems(items, null, null);
     }
 
     /** {@link #transactWriteItems(List, String, Durability)} with the database's durability. */
     public void transactWriteItems(List<TransactWrite> items, String clientRequestToken) {
-        transactWriteItems(items, clientRequestToken, options.durability());
+        engine.transactWriteItems(items, clientRequestToken, null);
     }
 
     /**
@@ -292,23 +179,7 @@ public final class Database implements AutoCloseable {
      * @throws IdempotentParameterMismatchException if the token was used by a different request
      */
     public void transactWriteItems(List<TransactWrite> items, String clientRequestToken, Durability durability) {
-        Objects.requireNonNull(durability, "durability");
-        checkCount("TransactWriteItems", items.size(), 100);
-        withTableLocks(items, () -> transact(items, clientRequestToken, durability));
-    }
-
-    private void transact(List<TransactWrite> items, String clientRequestToken, Durability durability) {
-        List<PreparedWrite> prepared = prepareAll(items, "TransactWriteItems");
-        long bytes = 0;
-        for (TransactWrite w : items) {
-            if (w.op() instanceof PutItem p) {
-                bytes += ItemSize.of(p.item());
-            }
-        }
-        if (bytes > 4L << 20) {
-            throw new ValidationException("TransactWriteItems: the items total " + bytes + " bytes; at most 4 MB");
-        }
-        runAtomic(prepared, clientRequestToken, clientRequestToken == null ? null : Fingerprint.of(items), durability);
+        engine.transactWriteItems(items, clientRequestToken, Objects.requireNonNull(durability, "durability"));
     }
 
     /**
@@ -318,89 +189,17 @@ public final class Database implements AutoCloseable {
      * @return one entry per request item, in order, empty where the item does not exist
      */
     public List<Optional<Item>> transactGetItems(List<TransactGet> gets) {
-        checkCount("TransactGetItems", gets.size(), 100);
-        List<TableSchema> tables = checkDistinctReads(gets);
-        List<Optional<Item>> out = new ArrayList<>();
-        try (KvSnapshot snapshot = kv.snapshot()) {
-            for (int i = 0; i < gets.size(); i++) {
-                TableSchema t = tables.get(i);
-                TransactGet g = gets.get(i);
-                out.add(Optional.ofNullable(onTable(t, () -> reads.get(t, g.get(), snapshot))));
-            }
-        }
-        return out;
+        return engine.transactGetItems(gets);
     }
-
-    private void runAtomic(List<PreparedWrite> prepared, String token, String fingerprint, Durability durability) {
-        try {
-            writes.atomic(prepared, token, fingerprint, durability);
-        } catch (IllegalArgumentException e) {
-            for (PreparedWrite w : prepared) {
-                if (!catalog.isLive(w.table)) {
-                    throw new ResourceNotFoundException("Requested resource not found: Table: " + w.table.name()
-                            + " was deleted");
-                }
-            }
-            throw e;
-        }
-    }
-
-    private List<PreparedWrite> prepareAll(List<TransactWrite> items, String operation) {
-        List<PreparedWrite> prepared = new ArrayList<>();
-        Set<ByteBuffer> seen = new HashSet<>();
-        for (TransactWrite w : items) {
-            PreparedWrite p = PreparedWrite.prepare(catalog.get(w.table()), w.op(), null);
-            if (!seen.add(ByteBuffer.wrap(p.encodedKey))) {
-                throw new ValidationException(operation.equals("BatchWriteItem")
-                        ? "Provided list of item keys contains duplicates"
-                        : "Transaction request cannot include multiple operations on one item");
-            }
-            prepared.add(p);
-        }
-        return prepared;
-    }
-
-    private List<TableSchema> checkDistinctReads(List<TransactGet> gets) {
-        List<TableSchema> tables = new ArrayList<>();
-        Set<ByteBuffer> seen = new HashSet<>();
-        for (TransactGet g : gets) {
-            TableSchema t = catalog.get(g.table());
-            if (!seen.add(ByteBuffer.wrap(t.encode(t.check(g.get().key()))))) {
-                throw new ValidationException("Provided list of item keys contains duplicates");
-            }
-            tables.add(t);
-        }
-        return tables;
-    }
-
-    private static void checkCount(String operation, int n, int max) {
-        if (n < 1 || n > max) {
-            throw new ValidationException(operation + " takes 1 to " + max + " items: " + n);
-        }
-    }
-
-    /** Runs a storage operation on {@code t}, reporting a table deleted meanwhile as not found. */
-    private <T> T onTable(TableSchema t, Supplier<T> operation) {
-        try {
-            return operation.get();
-        } catch (IllegalArgumentException e) {
-            if (!catalog.isLive(t)) {
-                throw new ResourceNotFoundException("Requested resource not found: Table: " + t.name() + " was deleted");
-            }
-            throw e;
-        }
-    }
-
-    // ---- the database
 
     /** Counters and the shape of the storage engine (files per level, compactions, the log). */
     public KvStats storageStats() {
-        return kv.stats();
+        return engine.storageStats();
     }
 
     /** Writes every memtable to tables and waits until that is done (the log is then trimmed). */
     public void flush() {
-        kv.flush();
+        engine.flush();
     }
 
     /**
@@ -409,10 +208,6 @@ public final class Database implements AutoCloseable {
      */
     @Override
     public void close() {
-        try {
-            catalog.close();
-        } finally {
-            kv.close();
-        }
+        engine.close();
     }
 }

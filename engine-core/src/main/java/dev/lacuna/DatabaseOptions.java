@@ -1,7 +1,7 @@
 package dev.lacuna;
 
 import dev.lacuna.storage.Durability;
-import dev.lacuna.lsm.KvOptions;
+import dev.lacuna.kv.KvOptions;
 import dev.lacuna.vfs.NioVfs;
 import dev.lacuna.vfs.Vfs;
 import java.time.Clock;

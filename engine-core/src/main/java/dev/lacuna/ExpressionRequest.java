@@ -1,6 +1,5 @@
 package dev.lacuna;
 
-import dev.lacuna.expr.Placeholders;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
@@ -56,11 +55,6 @@ public abstract sealed class ExpressionRequest<T extends ExpressionRequest<T>>
     /** The expression attribute values given. */
     public Map<String, AttributeValue> values() {
         return Map.copyOf(values);
-    }
-
-    /** Fresh placeholders for one execution (they record which were used). */
-    Placeholders placeholders() {
-        return Placeholders.of(names, values);
     }
 
     /** The names and values, for idempotency fingerprints. */

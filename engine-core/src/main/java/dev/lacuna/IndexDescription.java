@@ -14,6 +14,6 @@ package dev.lacuna;
  * @param lagMillis   how long the index has been behind the log: 0 if it has applied everything, else the time
  *                    since it last had
  */
-public record IndexDescription(String name, int keyspace, String status, long itemsDone, long itemsTotal,
+public record IndexDescription(String name, int keyspace, IndexStatus status, long itemsDone, long itemsTotal,
                                long appliedLsn, long lagLsn, long lagMillis) {
 }

@@ -4,7 +4,7 @@ import static dev.lacuna.AttributeValue.n;
 import static dev.lacuna.AttributeValue.s;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.lacuna.lsm.KvOptions;
+import dev.lacuna.kv.KvOptions;
 import dev.lacuna.vfs.MemVfs;
 import java.nio.file.Path;
 import java.util.ArrayList;

@@ -8,7 +8,7 @@ import dev.lacuna.ItemModel.Ex;
 import dev.lacuna.ItemModel.Forms;
 import dev.lacuna.ItemModel.Invalid;
 import dev.lacuna.ItemModel.Schema;
-import dev.lacuna.lsm.KvOptions;
+import dev.lacuna.kv.KvOptions;
 import dev.lacuna.vfs.MemVfs;
 import java.nio.file.Path;
 import java.util.ArrayDeque;

@@ -5,7 +5,7 @@ import static dev.lacuna.AttributeValue.n;
 import static dev.lacuna.AttributeValue.s;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.lacuna.lsm.KvOptions;
+import dev.lacuna.kv.KvOptions;
 import dev.lacuna.vfs.MemVfs;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;

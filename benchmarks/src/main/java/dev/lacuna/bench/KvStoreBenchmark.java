@@ -1,11 +1,11 @@
 package dev.lacuna.bench;
 
 import dev.lacuna.storage.Durability;
-import dev.lacuna.lsm.KvCursor;
-import dev.lacuna.lsm.KvOptions;
-import dev.lacuna.lsm.KvStats;
-import dev.lacuna.lsm.KvStore;
-import dev.lacuna.lsm.WriteBatch;
+import dev.lacuna.kv.KvCursor;
+import dev.lacuna.kv.KvOptions;
+import dev.lacuna.kv.KvStats;
+import dev.lacuna.kv.KvStore;
+import dev.lacuna.kv.WriteBatch;
 import dev.lacuna.vfs.NioVfs;
 import java.nio.file.Path;
 import java.util.Arrays;

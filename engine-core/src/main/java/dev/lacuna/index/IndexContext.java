@@ -1,18 +1,19 @@
 package dev.lacuna.index;
 
+import dev.lacuna.AttributeValue;
 import dev.lacuna.IndexSpec;
 import dev.lacuna.Item;
+import dev.lacuna.Key;
 import dev.lacuna.TableSpec;
-import dev.lacuna.lsm.KvLogReader;
-import dev.lacuna.lsm.KvSnapshot;
-import dev.lacuna.lsm.KvStore;
+import dev.lacuna.kv.KvSnapshot;
+import dev.lacuna.kv.WriteBatch;
 import java.time.Clock;
-import java.util.List;
 import java.util.function.Consumer;
 
 /**
- * What a maintainer is given: its index, its table, its keyspace in the store, and the database's
- * services for reading the table's changes from the log and its items at a snapshot.
+ * What a maintainer is given, and all it is given: its index and table, the table's changes read from the log
+ * from an LSN, writes to its own entries applied at an LSN, a durable checkpoint, a flush of its entries,
+ * and a scan of the table at a snapshot. Thread-safe.
  */
 public interface IndexContext {
     /** The table's spec. */
@@ -21,27 +22,45 @@ public interface IndexContext {
     /** The index's spec. */
     IndexSpec index();
 
-    /** The keyspace holding the index's entries (its keys start with this id). */
-    int keyspace();
-
-    /** The store (for log reading, unlogged writes, checkpoints and flushes of the index keyspace). */
-    KvStore store();
-
-    /** The name of the index's log checkpoint. */
-    String checkpointName();
-
     /** The time source. */
     Clock clock();
 
-    /** The changes a log record made to this table's items, in order; none if it did not touch the table. */
-    List<ItemChange> changes(KvLogReader.Batch batch);
+    /** The LSN of the newest logged write. */
+    long lastLsn();
 
     /**
-     * Applies {@code batch} to the index keyspace at sequence {@code lsn} without logging it
-     * ({@link KvStore#applyUnlogged}), atomically as far as the index's readers are concerned: a query sees
-     * all of it or none (an item moving within the index is never seen twice or missed).
+     * The LSN of the index's durable checkpoint: every change up to it is in the index's files. Never past
+     * the recovered log's end.
      */
-    void apply(dev.lacuna.lsm.WriteBatch batch, long lsn);
+    long checkpointLsn();
+
+    /** The table's changes, from the log record after {@code afterLsn} on. */
+    ChangeLog readChanges(long afterLsn);
+
+    /**
+     * The index entry of a base item: its key sorts by {@code pk}, then {@code sk}, then the base key, so
+     * that entries of one index partition key are read in index sort-key order.
+     *
+     * @param sk        the index sort key value, or null if the index has none
+     * @param projected the attributes the index projects
+     */
+    IndexEntry entry(AttributeValue pk, AttributeValue sk, Key baseKey, Item projected);
+
+    /**
+     * Applies {@code batch} (puts and deletes of {@link IndexEntry} keys) to the index at sequence {@code lsn}
+     * without logging it, atomically as far as the index's readers are concerned: a query sees all of it or
+     * none (an item moving within the index is never seen twice or missed). Idempotent per LSN.
+     */
+    void apply(WriteBatch batch, long lsn);
+
+    /**
+     * Makes everything applied up to {@code lsn} durable — the log up to there and the index's entries — and
+     * then moves the checkpoint there, so a restart resumes after it.
+     */
+    void checkpoint(long lsn);
+
+    /** Writes the index's entries held in memory to files and waits until that is done. */
+    void flush();
 
     /** Every item of the table as of {@code snapshot}, in key order. */
     void scanTable(KvSnapshot snapshot, Consumer<Item> item);

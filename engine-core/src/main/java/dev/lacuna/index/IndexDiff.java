@@ -1,6 +1,6 @@
 package dev.lacuna.index;
 
-import dev.lacuna.lsm.WriteBatch;
+import dev.lacuna.kv.WriteBatch;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.HashMap;

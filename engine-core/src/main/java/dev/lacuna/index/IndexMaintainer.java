@@ -1,6 +1,8 @@
 package dev.lacuna.index;
 
+import dev.lacuna.IndexStatus;
 import dev.lacuna.Item;
+import dev.lacuna.kv.KvSnapshot;
 import java.time.Duration;
 import java.util.List;
 
@@ -23,7 +25,7 @@ public interface IndexMaintainer extends AutoCloseable {
      * the snapshot when done), then follow the log after it. Otherwise follow the log from the index's
      * checkpoint.
      */
-    void start(dev.lacuna.lsm.KvSnapshot backfillFrom);
+    void start(dev.lacuna.kv.KvSnapshot backfillFrom);
 
     /** The highest LSN whose writes are applied to the index (for a synchronous index: every one). */
     long appliedLsn();
@@ -49,10 +51,10 @@ public interface IndexMaintainer extends AutoCloseable {
     }
 
     /** {@code CREATING} while a backfill runs, {@code ACTIVE} after, {@code FAILED} if the maintainer stopped on an error. */
-    String status();
+    IndexStatus status();
 
-    /** Items backfilled so far, and of how many (both 0 when there is no backfill). */
-    long[] backfillProgress();
+    /** Items backfilled so far, and of how many ({@link BackfillProgress#NONE} when there is no backfill). */
+    BackfillProgress backfillProgress();
 
     /** Stops the background work (waiting for it to end); what was applied stays. */
     @Override

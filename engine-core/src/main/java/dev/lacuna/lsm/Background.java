@@ -1,5 +1,6 @@
 package dev.lacuna.lsm;
 
+import dev.lacuna.base.InternalIterator;
 import dev.lacuna.manifest.FileMeta;
 import dev.lacuna.manifest.VersionEdit;
 import java.io.IOException;
@@ -158,7 +159,7 @@ final class Background {
         List<FileMeta> files;
         long dropped;
         long droppedDeletions;
-        TableOutputs out = new TableOutputs(db.vfs, db.dir, db.options.table(), db.versions::newFileNumber,
+        SstableOutputs out = new SstableOutputs(db.vfs, db.dir, db.options.table(), db.versions::newFileNumber,
                 Long.MAX_VALUE, db.options.clock().millis());
         try (InternalIterator it = imm.iterator()) {
             it.seekToFirst();

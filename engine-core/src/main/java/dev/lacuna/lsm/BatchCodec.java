@@ -1,5 +1,7 @@
 package dev.lacuna.lsm;
 
+import dev.lacuna.base.InternalKey;
+import dev.lacuna.kv.WriteBatch;
 import dev.lacuna.storage.CorruptionException;
 import java.io.ByteArrayOutputStream;
 import java.util.ArrayList;

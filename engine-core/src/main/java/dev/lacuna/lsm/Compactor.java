@@ -1,5 +1,8 @@
 package dev.lacuna.lsm;
 
+import dev.lacuna.base.InternalIterator;
+import dev.lacuna.base.InternalKey;
+import dev.lacuna.kv.KvOptions;
 import dev.lacuna.manifest.FileMeta;
 import dev.lacuna.manifest.VersionEdit;
 import java.io.IOException;
@@ -172,7 +175,7 @@ final class Compactor {
         for (FileMeta f : c.nextInputs()) {
             oldestTombstone = Math.min(oldestTombstone, f.oldestTombstoneTime());
         }
-        TableOutputs out = new TableOutputs(db.vfs, db.dir, db.options.table(), db.versions::newFileNumber,
+        SstableOutputs out = new SstableOutputs(db.vfs, db.dir, db.options.table(), db.versions::newFileNumber,
                 db.options.targetFileBytes(), oldestTombstone);
         List<FileMeta> outputs;
         CompactionStream stream;

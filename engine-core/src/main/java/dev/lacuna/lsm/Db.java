@@ -1,9 +1,11 @@
 package dev.lacuna.lsm;
 
+import dev.lacuna.base.InternalKey;
+import dev.lacuna.kv.KvOptions;
 import dev.lacuna.storage.DatabaseClosedException;
 import dev.lacuna.storage.StorageIOException;
 import dev.lacuna.manifest.FileMeta;
-import dev.lacuna.sstable.TableReader;
+import dev.lacuna.sstable.SstableReader;
 import dev.lacuna.vfs.Vfs;
 import dev.lacuna.wal.Wal;
 import dev.lacuna.manifest.VersionEdit;
@@ -19,13 +21,13 @@ import java.util.concurrent.locks.ReentrantLock;
 /**
  * The state every part of the engine shares: options, files, the log, the versions, the trees, and the
  * counters. The jobs themselves live in {@link WritePath}, {@link ReadPath}, {@link Background} and
- * {@link Compactor}; {@link KvStore} opens and closes it.
+ * {@link Compactor}; {@link LsmStore} opens and closes it.
  */
 final class Db {
     final KvOptions options;
     final Vfs vfs;
     final Path dir;
-    final TableCache tables;
+    final SstableCache tables;
     final Snapshots snapshots = new Snapshots();
     /** In-flight reads without a snapshot, so dead pairs are only purged from memtables when none needs them. */
     final ReadTracker reads = new ReadTracker();
@@ -68,7 +70,7 @@ final class Db {
     final LongAdder deletedFiles = new LongAdder();
     final LongAdder scanTriggeredFlushes = new LongAdder();
 
-    Db(KvOptions options, Path dir, TableCache tables) {
+    Db(KvOptions options, Path dir, SstableCache tables) {
         this.options = options;
         this.vfs = options.vfs();
         this.dir = dir;
@@ -140,7 +142,7 @@ final class Db {
                     if (userKey == null) {
                         userKey = InternalKey.userKey(internalKey);
                     }
-                    TableReader table = tables.get(f.number());
+                    SstableReader table = tables.get(f.number());
                     if (table.mayContainKey(userKey)) {
                         return true;
                     }
@@ -187,7 +189,7 @@ final class Db {
     void deleteObsoleteFile(long number) {
         tables.evict(number);
         try {
-            vfs.delete(dir.resolve(TableCache.fileName(number)));
+            vfs.delete(dir.resolve(SstableCache.fileName(number)));
             deletedFiles.increment();
         } catch (NoSuchFileException e) {
             // already gone (deleted before a crash that the manifest did not see)

@@ -1,5 +1,6 @@
 package dev.lacuna.lsm;
 
+import dev.lacuna.kv.WriteBatch;
 import dev.lacuna.wal.WalReader;
 import dev.lacuna.wal.WalRecord;
 import java.time.Duration;
@@ -7,7 +8,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Reads the store's log in LSN order from a given LSN, following it as it grows ({@link KvStore#logReader}).
+ * Reads the store's log in LSN order from a given LSN, following it as it grows ({@link LsmStore#logReader}).
  * Each record is one write batch. Not thread-safe: one consumer thread reads it.
  */
 public final class KvLogReader implements AutoCloseable {

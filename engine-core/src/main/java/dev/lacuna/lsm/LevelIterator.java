@@ -1,5 +1,7 @@
 package dev.lacuna.lsm;
 
+import dev.lacuna.base.InternalIterator;
+import dev.lacuna.base.InternalKey;
 import dev.lacuna.manifest.FileMeta;
 import java.util.List;
 
@@ -9,18 +11,18 @@ import java.util.List;
  */
 final class LevelIterator implements InternalIterator {
     private final List<FileMeta> files;
-    private final TableCache tables;
+    private final SstableCache tables;
     private final boolean fillCache;
     private int index = -1;
     private InternalIterator table;
 
     /** An iterator for reads: blocks it loads go into the block cache. */
-    LevelIterator(List<FileMeta> files, TableCache tables) {
+    LevelIterator(List<FileMeta> files, SstableCache tables) {
         this(files, tables, true);
     }
 
     /** {@code fillCache} false for compactions, whose reads would only push hot blocks out of the cache. */
-    LevelIterator(List<FileMeta> files, TableCache tables, boolean fillCache) {
+    LevelIterator(List<FileMeta> files, SstableCache tables, boolean fillCache) {
         this.files = files;
         this.tables = tables;
         this.fillCache = fillCache;

@@ -1,7 +1,9 @@
 package dev.lacuna.lsm;
 
+import dev.lacuna.base.InternalIterator;
+import dev.lacuna.base.InternalKey;
 import dev.lacuna.manifest.FileMeta;
-import dev.lacuna.sstable.TableReader;
+import dev.lacuna.sstable.SstableReader;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -86,11 +88,11 @@ final class ReadPath {
     }
 
     private byte[][] lookup(FileMeta f, byte[] key, long snapshot) {
-        TableReader table = db.tables.get(f.number());
+        SstableReader table = db.tables.get(f.number());
         if (!table.mayContainKey(key)) {
             return null;
         }
-        TableReader.Entry e = table.get(key, snapshot);
+        SstableReader.Entry e = table.get(key, snapshot);
         return e == null ? null : new byte[][] {e.key(), e.value()};
     }
 

@@ -1,5 +1,8 @@
 package dev.lacuna.lsm;
 
+import dev.lacuna.base.InternalIterator;
+import dev.lacuna.base.InternalKey;
+
 /**
  * Turns a merged stream of internal entries into the user's view at one snapshot: for each user key in
  * {@code [lower, upper)}, the newest version with sequence ≤ snapshot, unless that version is a deletion.

@@ -1,5 +1,6 @@
 package dev.lacuna.lsm;
 
+import dev.lacuna.base.InternalKey;
 import dev.lacuna.manifest.FileMeta;
 import java.util.ArrayList;
 import java.util.Collections;

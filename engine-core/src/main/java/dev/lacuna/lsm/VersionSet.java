@@ -1,5 +1,6 @@
 package dev.lacuna.lsm;
 
+import dev.lacuna.base.InternalKey;
 import dev.lacuna.storage.CorruptionException;
 import dev.lacuna.manifest.FileMeta;
 import dev.lacuna.manifest.Manifest;

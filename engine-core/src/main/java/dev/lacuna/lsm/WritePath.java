@@ -1,5 +1,7 @@
 package dev.lacuna.lsm;
 
+import dev.lacuna.base.InternalKey;
+import dev.lacuna.kv.WriteBatch;
 import dev.lacuna.storage.Durability;
 import dev.lacuna.storage.StorageIOException;
 import java.nio.ByteBuffer;

@@ -1,5 +1,6 @@
 package dev.lacuna.manifest;
 
+import dev.lacuna.base.Varints;
 import java.io.ByteArrayOutputStream;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

@@ -30,7 +30,7 @@ final class Block {
         if (length < 4) {
             throw corrupt("block of " + length + " bytes has no restart count");
         }
-        int count = TableFormat.getInt(data, length - 4);
+        int count = SstableFormat.getInt(data, length - 4);
         if (count < 0 || count > (length - 4) / 4) {
             throw corrupt("restart count " + count + " does not fit a block of " + length + " bytes");
         }
@@ -65,7 +65,7 @@ final class Block {
 
     /** Offset of restart entry {@code i}. */
     int restart(int i) {
-        return TableFormat.getInt(data, restartsOffset + 4 * i);
+        return SstableFormat.getInt(data, restartsOffset + 4 * i);
     }
 
     /** Bytes this block costs in the cache (its array plus object overhead). */

@@ -6,7 +6,7 @@ import java.util.Map;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * A cache of data blocks shared by every {@link TableReader} of a database, bounded in bytes. It holds
+ * A cache of data blocks shared by every {@link SstableReader} of a database, bounded in bytes. It holds
  * blocks <em>after</em> their checksum was verified and they were decompressed, so a hit costs neither.
  * Blocks are keyed by {@code (fileNumber, blockOffset)}: file numbers must be unique among the tables
  * that share a cache for as long as it lives (the engine never reuses one), and when a table file is

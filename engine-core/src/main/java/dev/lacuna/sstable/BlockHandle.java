@@ -13,7 +13,7 @@ record BlockHandle(long offset, int size) {
 
     /** Offset just past the block's trailer. */
     long end() {
-        return offset + size + TableFormat.BLOCK_TRAILER_SIZE;
+        return offset + size + SstableFormat.BLOCK_TRAILER_SIZE;
     }
 
     void encodeTo(ByteSink sink) {

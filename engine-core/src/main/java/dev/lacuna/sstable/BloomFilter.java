@@ -76,7 +76,7 @@ final class BloomFilter {
         int h = seed;
         int end = offset + (length & ~3);
         for (int i = offset; i < end; i += 4) {
-            int k = TableFormat.getInt(data, i);
+            int k = SstableFormat.getInt(data, i);
             k *= c1;
             k = Integer.rotateLeft(k, 15);
             k *= c2;

@@ -38,7 +38,7 @@ final class ByteReader {
     }
 
     int varint32() {
-        long r = TableFormat.decodeVarint32(bytes, position, limit);
+        long r = SstableFormat.decodeVarint32(bytes, position, limit);
         if (r < 0) {
             throw corrupt("bad varint32 at " + position);
         }
@@ -64,7 +64,7 @@ final class ByteReader {
 
     long longLE() {
         need(8);
-        long v = TableFormat.getLong(bytes, position);
+        long v = SstableFormat.getLong(bytes, position);
         position += 8;
         return v;
     }

@@ -37,13 +37,13 @@ final class ByteSink {
 
     void putIntLE(int value) {
         ensure(4);
-        TableFormat.putInt(bytes, size, value);
+        SstableFormat.putInt(bytes, size, value);
         size += 4;
     }
 
     void putLongLE(long value) {
         ensure(8);
-        TableFormat.putLong(bytes, size, value);
+        SstableFormat.putLong(bytes, size, value);
         size += 8;
     }
 
@@ -53,7 +53,7 @@ final class ByteSink {
             throw new IllegalArgumentException("negative varint32 " + value);
         }
         ensure(5);
-        size = TableFormat.putVarint32(bytes, size, value);
+        size = SstableFormat.putVarint32(bytes, size, value);
     }
 
     /** A non-negative long as a varint of at most 9 bytes. */

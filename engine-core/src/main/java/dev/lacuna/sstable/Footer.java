@@ -1,12 +1,12 @@
 package dev.lacuna.sstable;
 
-import static dev.lacuna.sstable.TableFormat.FOOTER_CRC_OFFSET;
-import static dev.lacuna.sstable.TableFormat.FOOTER_FILTER_OFFSET;
-import static dev.lacuna.sstable.TableFormat.FOOTER_INDEX_OFFSET;
-import static dev.lacuna.sstable.TableFormat.FOOTER_MAGIC_OFFSET;
-import static dev.lacuna.sstable.TableFormat.FOOTER_PROPERTIES_OFFSET;
-import static dev.lacuna.sstable.TableFormat.FOOTER_SIZE;
-import static dev.lacuna.sstable.TableFormat.FOOTER_VERSION_OFFSET;
+import static dev.lacuna.sstable.SstableFormat.FOOTER_CRC_OFFSET;
+import static dev.lacuna.sstable.SstableFormat.FOOTER_FILTER_OFFSET;
+import static dev.lacuna.sstable.SstableFormat.FOOTER_INDEX_OFFSET;
+import static dev.lacuna.sstable.SstableFormat.FOOTER_MAGIC_OFFSET;
+import static dev.lacuna.sstable.SstableFormat.FOOTER_PROPERTIES_OFFSET;
+import static dev.lacuna.sstable.SstableFormat.FOOTER_SIZE;
+import static dev.lacuna.sstable.SstableFormat.FOOTER_VERSION_OFFSET;
 
 import dev.lacuna.storage.CorruptionException;
 
@@ -18,9 +18,9 @@ record Footer(BlockHandle index, BlockHandle filter, BlockHandle properties) {
         putHandle(b, FOOTER_INDEX_OFFSET, index);
         putHandle(b, FOOTER_FILTER_OFFSET, filter);
         putHandle(b, FOOTER_PROPERTIES_OFFSET, properties);
-        TableFormat.putInt(b, FOOTER_VERSION_OFFSET, TableFormat.VERSION);
-        TableFormat.putLong(b, FOOTER_MAGIC_OFFSET, TableFormat.MAGIC);
-        TableFormat.putInt(b, FOOTER_CRC_OFFSET, TableFormat.crc(b, 0, FOOTER_CRC_OFFSET));
+        SstableFormat.putInt(b, FOOTER_VERSION_OFFSET, SstableFormat.VERSION);
+        SstableFormat.putLong(b, FOOTER_MAGIC_OFFSET, SstableFormat.MAGIC);
+        SstableFormat.putInt(b, FOOTER_CRC_OFFSET, SstableFormat.crc(b, 0, FOOTER_CRC_OFFSET));
         return b;
     }
 
@@ -30,18 +30,18 @@ record Footer(BlockHandle index, BlockHandle filter, BlockHandle properties) {
      * 0 up to the filter block, then the properties block, then the index block, then the footer).
      */
     static Footer decode(byte[] b, String file, long footerStart) {
-        int storedCrc = TableFormat.getInt(b, FOOTER_CRC_OFFSET);
-        if (storedCrc != TableFormat.crc(b, 0, FOOTER_CRC_OFFSET)) {
+        int storedCrc = SstableFormat.getInt(b, FOOTER_CRC_OFFSET);
+        if (storedCrc != SstableFormat.crc(b, 0, FOOTER_CRC_OFFSET)) {
             throw new CorruptionException(file, footerStart, "footer checksum mismatch (not an SSTable, or damaged)");
         }
-        if (TableFormat.getLong(b, FOOTER_MAGIC_OFFSET) != TableFormat.MAGIC) {
+        if (SstableFormat.getLong(b, FOOTER_MAGIC_OFFSET) != SstableFormat.MAGIC) {
             throw new CorruptionException(file, footerStart + FOOTER_MAGIC_OFFSET, "bad SSTable magic number");
         }
-        int version = TableFormat.getInt(b, FOOTER_VERSION_OFFSET);
-        if (version != TableFormat.VERSION) {
+        int version = SstableFormat.getInt(b, FOOTER_VERSION_OFFSET);
+        if (version != SstableFormat.VERSION) {
             throw new CorruptionException(file, footerStart + FOOTER_VERSION_OFFSET,
                     "unsupported SSTable format version " + Integer.toUnsignedString(version)
-                            + " (this reader knows " + TableFormat.VERSION + ")");
+                            + " (this reader knows " + SstableFormat.VERSION + ")");
         }
         BlockHandle index = handle(b, FOOTER_INDEX_OFFSET, file, footerStart);
         BlockHandle filter = handle(b, FOOTER_FILTER_OFFSET, file, footerStart);
@@ -55,10 +55,10 @@ record Footer(BlockHandle index, BlockHandle filter, BlockHandle properties) {
     }
 
     private static BlockHandle handle(byte[] b, int at, String file, long footerStart) {
-        long offset = TableFormat.getLong(b, at);
-        int size = TableFormat.getInt(b, at + 8);
+        long offset = SstableFormat.getLong(b, at);
+        int size = SstableFormat.getInt(b, at + 8);
         if (offset < 0 || size < 0 || offset > footerStart
-                || footerStart - offset < (long) size + TableFormat.BLOCK_TRAILER_SIZE) {
+                || footerStart - offset < (long) size + SstableFormat.BLOCK_TRAILER_SIZE) {
             throw new CorruptionException(file, footerStart + at, "footer block handle " + offset + "+" + size
                     + " out of range");
         }
@@ -66,7 +66,7 @@ record Footer(BlockHandle index, BlockHandle filter, BlockHandle properties) {
     }
 
     private static void putHandle(byte[] b, int at, BlockHandle h) {
-        TableFormat.putLong(b, at, h.offset());
-        TableFormat.putInt(b, at + 8, h.size());
+        SstableFormat.putLong(b, at, h.offset());
+        SstableFormat.putInt(b, at + 8, h.size());
     }
 }

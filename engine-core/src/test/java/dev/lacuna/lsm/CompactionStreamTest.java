@@ -1,5 +1,7 @@
 package dev.lacuna.lsm;
 
+import dev.lacuna.base.InternalIterator;
+import dev.lacuna.base.InternalKey;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.charset.StandardCharsets;

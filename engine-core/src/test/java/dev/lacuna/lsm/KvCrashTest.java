@@ -1,9 +1,11 @@
 package dev.lacuna.lsm;
 
+import dev.lacuna.kv.KvCursor;
+import dev.lacuna.kv.KvOptions;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.lacuna.storage.Durability;
-import dev.lacuna.sstable.TableOptions;
+import dev.lacuna.kv.SstableOptions;
 import dev.lacuna.vfs.MemVfs;
 import dev.lacuna.storage.WalOptions;
 import java.nio.file.Path;
@@ -77,11 +79,11 @@ class KvCrashTest {
         MemVfs vfs = new MemVfs();
         KvOptions options = KvOptions.builder().vfs(vfs).partitions(random.nextBoolean() ? 1 : 4)
                 .durability(Durability.SYNC).memtableBytes(1024 + random.nextInt(4096)).memoryBudget(16 * 1024)
-                .table(TableOptions.defaults().withBlockSize(128)).targetFileBytes(2048).levelBaseBytes(8 * 1024)
+                .table(SstableOptions.defaults().withBlockSize(128)).targetFileBytes(2048).levelBaseBytes(8 * 1024)
                 .l0CompactionTrigger(2).l0StopWritesTrigger(6).maxManifestBytes(512 + random.nextInt(2048))
                 .deadEntryTrigger(16).wal(WalOptions.defaults().withBlockSize(256).withSegmentSize(4096).withPreallocate(1024))
                 .build();
-        KvStore store = KvStore.open(DIR, options);
+        LsmStore store = LsmStore.open(DIR, options);
         AtomicLong acked = new AtomicLong();
         AtomicBoolean stop = new AtomicBoolean();
         Thread writer = new Thread(() -> {
@@ -112,7 +114,7 @@ class KvCrashTest {
         store.close();
 
         NavigableMap<byte[], byte[]> recovered = new TreeMap<>(Arrays::compareUnsigned);
-        try (KvStore reopened = KvStore.open(DIR, options.toBuilder().vfs(crashed).build());
+        try (LsmStore reopened = LsmStore.open(DIR, options.toBuilder().vfs(crashed).build());
              KvCursor all = reopened.scan(null, null, false, null)) {
             for (; all.valid(); all.next()) {
                 recovered.put(all.key(), all.value());

@@ -1,5 +1,7 @@
 package dev.lacuna.lsm;
 
+import dev.lacuna.kv.KeyspaceRouter;
+import dev.lacuna.kv.KvOptions;
 import static dev.lacuna.lsm.KvStoreTest.DIR;
 import static dev.lacuna.lsm.KvStoreTest.keys;
 import static dev.lacuna.lsm.KvStoreTest.s;
@@ -36,7 +38,7 @@ class KvKeyspaceTest {
     @Test
     void shouldKeepKeyspacesApartAndRouteEachToItsOwnPartitions() {
         MemVfs vfs = new MemVfs();
-        try (KvStore kv = KvStore.open(DIR, options(vfs))) {
+        try (LsmStore kv = LsmStore.open(DIR, options(vfs))) {
             Keyspace a = kv.createKeyspace(4, bytes("table a"));
             Keyspace b = kv.createKeyspace(1, bytes("table b"));
             assertThat(a.id()).isNotEqualTo(b.id()).isPositive();
@@ -70,7 +72,7 @@ class KvKeyspaceTest {
         MemVfs vfs = new MemVfs();
         int a;
         int b;
-        try (KvStore kv = KvStore.open(DIR, options(vfs))) {
+        try (LsmStore kv = LsmStore.open(DIR, options(vfs))) {
             a = kv.createKeyspace(2, bytes("first")).id();
             b = kv.createKeyspace(8, bytes("second")).id();
             kv.updateKeyspace(a, bytes("first, updated"));
@@ -80,7 +82,7 @@ class KvKeyspaceTest {
             kv.put(key(b, "only"), bytes("one"));
         }
         MemVfs crashed;
-        try (KvStore kv = KvStore.open(DIR, options(vfs))) {
+        try (LsmStore kv = LsmStore.open(DIR, options(vfs))) {
             assertThat(kv.keyspaces()).extracting(Keyspace::id, Keyspace::partitions).containsExactly(
                     org.assertj.core.groups.Tuple.tuple(a, 2), org.assertj.core.groups.Tuple.tuple(b, 8));
             assertThat(s(kv.keyspaces().get(0).descriptor())).isEqualTo("first, updated");
@@ -89,7 +91,7 @@ class KvKeyspaceTest {
             kv.put(key(c, "c"), bytes("synced"));
             crashed = vfs.crashClone();
         }
-        try (KvStore kv = KvStore.open(DIR, options(crashed))) {
+        try (LsmStore kv = LsmStore.open(DIR, options(crashed))) {
             assertThat(kv.keyspaces()).hasSize(3);
             int c = kv.keyspaces().get(2).id();
             assertThat(s(kv.get(key(c, "c")))).isEqualTo("synced");
@@ -103,7 +105,7 @@ class KvKeyspaceTest {
         MemVfs vfs = new MemVfs();
         int a;
         int keep;
-        try (KvStore kv = KvStore.open(DIR, options(vfs))) {
+        try (LsmStore kv = LsmStore.open(DIR, options(vfs))) {
             a = kv.createKeyspace(2, bytes("dropped")).id();
             keep = kv.createKeyspace(2, bytes("kept")).id();
             for (int i = 0; i < 300; i++) {
@@ -123,7 +125,7 @@ class KvKeyspaceTest {
             assertThat(keys(kv.scan(key(keep, ""), key(keep + 1, ""), false, null))).hasSize(300);
         }
         MemVfs crashed = vfs.crashClone();
-        try (KvStore kv = KvStore.open(DIR, options(crashed))) {
+        try (LsmStore kv = LsmStore.open(DIR, options(crashed))) {
             assertThat(kv.keyspaces()).extracting(Keyspace::id).containsExactly(keep);
             int fresh = kv.createKeyspace(2, bytes("new")).id();
             assertThat(fresh).isGreaterThan(keep); // ids are never reused

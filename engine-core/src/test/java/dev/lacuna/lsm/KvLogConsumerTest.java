@@ -1,5 +1,7 @@
 package dev.lacuna.lsm;
 
+import dev.lacuna.kv.KvOptions;
+import dev.lacuna.kv.WriteBatch;
 import static dev.lacuna.lsm.KvKeyspaceTest.bytes;
 import static dev.lacuna.lsm.KvKeyspaceTest.key;
 import static dev.lacuna.lsm.KvKeyspaceTest.options;
@@ -19,7 +21,7 @@ class KvLogConsumerTest {
     @Test
     void shouldLogLogOnlyOperationsWithoutApplyingThem() {
         MemVfs vfs = new MemVfs();
-        try (KvStore kv = KvStore.open(DIR, options(vfs))) {
+        try (LsmStore kv = LsmStore.open(DIR, options(vfs))) {
             int base = kv.createKeyspace(1, bytes("base")).id();
             long first = kv.write(new WriteBatch().put(key(base, "a"), bytes("new")).logOnly(key(base, "a"), bytes("old"))
                     .logOnly(key(base, "a"), bytes("twice")), Durability.SYNC);
@@ -33,7 +35,7 @@ class KvLogConsumerTest {
                 assertThat(log.next()).isNull();
             }
         }
-        try (KvStore kv = KvStore.open(DIR, options(vfs.crashClone()))) { // replay skips log-only operations
+        try (LsmStore kv = LsmStore.open(DIR, options(vfs.crashClone()))) { // replay skips log-only operations
             int base = kv.keyspaces().get(0).id();
             assertThat(s(kv.get(key(base, "a")))).isEqualTo("new");
         }
@@ -43,7 +45,7 @@ class KvLogConsumerTest {
     void shouldApplyUnloggedWritesVisiblyAndLoseThemInACrashUnlessFlushed() {
         MemVfs vfs = new MemVfs();
         int index;
-        try (KvStore kv = KvStore.open(DIR, options(vfs))) {
+        try (LsmStore kv = LsmStore.open(DIR, options(vfs))) {
             int base = kv.createKeyspace(1, bytes("base")).id();
             index = kv.createKeyspace(2, bytes("index")).id();
             long lsn = kv.write(new WriteBatch().put(key(base, "a"), bytes("1")), Durability.SYNC);
@@ -55,7 +57,7 @@ class KvLogConsumerTest {
             long lsn2 = kv.write(new WriteBatch().put(key(base, "b"), bytes("2")), Durability.SYNC);
             kv.applyUnlogged(new WriteBatch().put(key(index, "x2"), bytes("from b")), lsn2);
         }
-        try (KvStore kv = KvStore.open(DIR, options(vfs.crashClone()))) {
+        try (LsmStore kv = LsmStore.open(DIR, options(vfs.crashClone()))) {
             assertThat(s(kv.get(key(index, "x1")))).isEqualTo("from a"); // flushed
             assertThat(kv.get(key(index, "x2"))).isNull();                   // only in the lost memtable
         }
@@ -67,7 +69,7 @@ class KvLogConsumerTest {
         KvOptions small = options(vfs).toBuilder()
                 .wal(WalOptions.defaults().withBlockSize(1024).withSegmentSize(4096).withPreallocate(0)).build();
         int base;
-        try (KvStore kv = KvStore.open(DIR, small)) {
+        try (LsmStore kv = LsmStore.open(DIR, small)) {
             base = kv.createKeyspace(1, bytes("base")).id();
             long first = kv.write(new WriteBatch().put(key(base, "k0"), bytes("v")), Durability.SYNC);
             kv.setLogCheckpoint("index-1", first - 1);
@@ -80,7 +82,7 @@ class KvLogConsumerTest {
                 assertThat(log.next().lsn()).isEqualTo(first);
             }
         }
-        try (KvStore kv = KvStore.open(DIR, options(vfs.crashClone()).toBuilder()
+        try (LsmStore kv = LsmStore.open(DIR, options(vfs.crashClone()).toBuilder()
                 .wal(WalOptions.defaults().withBlockSize(1024).withSegmentSize(4096).withPreallocate(0)).build())) {
             assertThat(kv.logCheckpoints()).containsKey("index-1");
             long first = kv.logCheckpoints().get("index-1") + 1;

@@ -1,10 +1,14 @@
 package dev.lacuna.lsm;
 
+import dev.lacuna.kv.KvCursor;
+import dev.lacuna.kv.KvOptions;
+import dev.lacuna.kv.KvSnapshot;
+import dev.lacuna.kv.WriteBatch;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.lacuna.storage.Durability;
-import dev.lacuna.sstable.KeyPrefix;
-import dev.lacuna.sstable.TableOptions;
+import dev.lacuna.kv.KeyPrefix;
+import dev.lacuna.kv.SstableOptions;
 import dev.lacuna.vfs.MemVfs;
 import dev.lacuna.storage.WalOptions;
 import java.nio.file.Path;
@@ -21,7 +25,7 @@ import org.junit.jupiter.api.Test;
 /**
  * Seeded random operations — puts, deletes, single deletes, batches, gets, forward and reverse scans
  * (whole store and within one prefix), snapshot reads, flushes, compactions, clean reopens and power-loss
- * reopens — run against {@link KvStore} and against a {@link TreeMap} model, under several option sets.
+ * reopens — run against {@link LsmStore} and against a {@link TreeMap} model, under several option sets.
  * Every read must agree. Replay one sequence with {@code -Dkv.meta.seed=S -Dkv.meta.ops=N}; the CI size
  * is 4 × 50,000 operations ({@code -Dkv.meta.ops} per option set).
  */
@@ -36,20 +40,20 @@ class KvMetamorphicTest {
         WalOptions smallWal = WalOptions.defaults().withBlockSize(512).withSegmentSize(16 * 1024).withPreallocate(4096);
         return List.of(
                 new OptionSet("tiny memtable and blocks, 1 partition, lz4", KvOptions.builder().partitions(1)
-                        .memtableBytes(2048).table(TableOptions.defaults().withBlockSize(64).withRestartInterval(2))
+                        .memtableBytes(2048).table(SstableOptions.defaults().withBlockSize(64).withRestartInterval(2))
                         .levelBaseBytes(8 * 1024).targetFileBytes(2048).l0CompactionTrigger(2).l0StopWritesTrigger(8)
                         .wal(smallWal)),
                 new OptionSet("tiny, 8 partitions, no compression", KvOptions.builder().partitions(8)
                         .memtableBytes(2048).memoryBudget(12 * 1024)
-                        .table(TableOptions.defaults().withBlockSize(128).withCompression(false))
+                        .table(SstableOptions.defaults().withBlockSize(128).withCompression(false))
                         .levelBaseBytes(8 * 1024).targetFileBytes(4096).l0CompactionTrigger(3).wal(smallWal)),
                 new OptionSet("medium, 8 partitions, lz4, 2-byte prefix", KvOptions.builder().partitions(8)
                         .keyPrefix(KeyPrefix.fixedLength(2)).memtableBytes(64 * 1024)
-                        .table(TableOptions.defaults().withBlockSize(1024).withKeyPrefix(KeyPrefix.fixedLength(2)))
+                        .table(SstableOptions.defaults().withBlockSize(1024).withKeyPrefix(KeyPrefix.fixedLength(2)))
                         .wal(smallWal)),
                 new OptionSet("1 partition, no compression, 4 KiB blocks, 2-byte prefix", KvOptions.builder()
                         .partitions(1).keyPrefix(KeyPrefix.fixedLength(2)).memtableBytes(16 * 1024)
-                        .table(TableOptions.defaults().withCompression(false).withKeyPrefix(KeyPrefix.fixedLength(2)))
+                        .table(SstableOptions.defaults().withCompression(false).withKeyPrefix(KeyPrefix.fixedLength(2)))
                         .levelBaseBytes(32 * 1024).targetFileBytes(8 * 1024).tombstoneDensityTrigger(0.3)
                         .wal(smallWal)));
     }
@@ -87,7 +91,7 @@ class KvMetamorphicTest {
         final List<String> recent = new ArrayList<>();
         final List<byte[]> keys = new ArrayList<>();
         KvOptions options;
-        KvStore store;
+        LsmStore store;
         long ops;
         long mismatches;
 
@@ -105,7 +109,7 @@ class KvMetamorphicTest {
 
         void execute(int count) {
             options = set.options().vfs(vfs).durability(Durability.SYNC).build();
-            store = KvStore.open(DIR, options);
+            store = LsmStore.open(DIR, options);
             try {
                 for (ops = 0; ops < count; ops++) {
                     step();
@@ -181,7 +185,7 @@ class KvMetamorphicTest {
                 note("reopen");
                 closeSnapshots();
                 store.close();
-                store = KvStore.open(DIR, options);
+                store = LsmStore.open(DIR, options);
                 checkFullScan();
             } else if (dice < 985) {
                 note("power loss");
@@ -190,7 +194,7 @@ class KvMetamorphicTest {
                 store.close();
                 vfs = crashed;
                 options = options.toBuilder().vfs(crashed).build();
-                store = KvStore.open(DIR, options); // every write was SYNC: nothing may be lost
+                store = LsmStore.open(DIR, options); // every write was SYNC: nothing may be lost
                 checkFullScan();
             } else {
                 checkFullScan();

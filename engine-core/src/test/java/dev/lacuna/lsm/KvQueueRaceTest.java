@@ -1,5 +1,8 @@
 package dev.lacuna.lsm;
 
+import dev.lacuna.kv.KvCursor;
+import dev.lacuna.kv.KvOptions;
+import dev.lacuna.kv.WriteBatch;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.lacuna.storage.Durability;
@@ -35,7 +38,7 @@ class KvQueueRaceTest {
         KvOptions options = KvOptions.builder().vfs(new MemVfs()).durability(Durability.NONE)
                 .memtableBytes(256 * 1024).build();
         ExecutorService pool = Executors.newFixedThreadPool(3);
-        try (KvStore kv = KvStore.open(Path.of("/race"), options)) {
+        try (LsmStore kv = LsmStore.open(Path.of("/race"), options)) {
             for (long i = 0; i < OPEN; i++) {
                 kv.put(KvTombstoneBoundTest.key(i), new byte[8]);
             }

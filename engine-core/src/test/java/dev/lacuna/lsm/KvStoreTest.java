@@ -1,12 +1,17 @@
 package dev.lacuna.lsm;
 
+import dev.lacuna.kv.KvCursor;
+import dev.lacuna.kv.KvOptions;
+import dev.lacuna.kv.KvSnapshot;
+import dev.lacuna.kv.KvStats;
+import dev.lacuna.kv.WriteBatch;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.lacuna.storage.DatabaseClosedException;
 import dev.lacuna.storage.Durability;
 import dev.lacuna.storage.StorageIOException;
-import dev.lacuna.sstable.TableOptions;
+import dev.lacuna.kv.SstableOptions;
 import dev.lacuna.vfs.MemVfs;
 import dev.lacuna.vfs.NioVfs;
 import dev.lacuna.storage.WalOptions;
@@ -30,7 +35,7 @@ class KvStoreTest {
 
     static KvOptions small(MemVfs vfs, int partitions) {
         return KvOptions.builder().vfs(vfs).partitions(partitions).memtableBytes(4096).memoryBudget(64 * 1024)
-                .table(TableOptions.defaults().withBlockSize(256)).levelBaseBytes(16 * 1024).targetFileBytes(4096)
+                .table(SstableOptions.defaults().withBlockSize(256)).levelBaseBytes(16 * 1024).targetFileBytes(4096)
                 .wal(WalOptions.defaults().withSegmentSize(64 * 1024).withPreallocate(4096))
                 .durability(Durability.NONE).build();
     }
@@ -47,7 +52,7 @@ class KvStoreTest {
 
     @Test
     void shouldPutGetDeleteAndScanBothWays() {
-        try (KvStore kv = KvStore.open(DIR, small(new MemVfs(), 4))) {
+        try (LsmStore kv = LsmStore.open(DIR, small(new MemVfs(), 4))) {
             kv.put(b("b"), b("2"));
             kv.put(b("a"), b("1"));
             kv.put(b("c"), b("3"));
@@ -66,7 +71,7 @@ class KvStoreTest {
     void shouldKeepDataAcrossFlushCompactionAndReopen() {
         MemVfs vfs = new MemVfs();
         KvOptions options = small(vfs, 2);
-        try (KvStore kv = KvStore.open(DIR, options)) {
+        try (LsmStore kv = LsmStore.open(DIR, options)) {
             for (int i = 0; i < 3000; i++) {
                 kv.put(b(String.format("k%05d", i)), b("v" + i));
             }
@@ -79,7 +84,7 @@ class KvStoreTest {
             assertThat(stats.flushes()).isGreaterThan(0);
             assertThat(stats.deletionsInFiles()).isZero();
         }
-        try (KvStore kv = KvStore.open(DIR, options)) {
+        try (LsmStore kv = LsmStore.open(DIR, options)) {
             assertThat(s(kv.get(b("k00001")))).isEqualTo("v1");
             assertThat(kv.get(b("k00003"))).isNull();
             assertThat(keys(kv.scan(null, null, false, null))).hasSize(2000);
@@ -91,13 +96,13 @@ class KvStoreTest {
     void shouldReplayTheLogAfterACrash() {
         MemVfs vfs = new MemVfs();
         KvOptions options = small(vfs, 4).toBuilder().durability(Durability.SYNC).build();
-        KvStore kv = KvStore.open(DIR, options);
+        LsmStore kv = LsmStore.open(DIR, options);
         for (int i = 0; i < 500; i++) {
             kv.put(b("key" + i), b("value" + i));
         }
         MemVfs crashed = vfs.crashClone();
         kv.close();
-        try (KvStore recovered = KvStore.open(DIR, options.toBuilder().vfs(crashed).build())) {
+        try (LsmStore recovered = LsmStore.open(DIR, options.toBuilder().vfs(crashed).build())) {
             for (int i = 0; i < 500; i++) {
                 assertThat(s(recovered.get(b("key" + i)))).isEqualTo("value" + i);
             }
@@ -106,7 +111,7 @@ class KvStoreTest {
 
     @Test
     void shouldReadASnapshotWhileTheStoreMovesOn() {
-        try (KvStore kv = KvStore.open(DIR, small(new MemVfs(), 1))) {
+        try (LsmStore kv = LsmStore.open(DIR, small(new MemVfs(), 1))) {
             kv.put(b("x"), b("old"));
             try (KvSnapshot snap = kv.snapshot()) {
                 kv.put(b("x"), b("new"));
@@ -124,13 +129,13 @@ class KvStoreTest {
     @Test
     void shouldRefuseASecondOpenAndUseAfterClose(@TempDir Path tmp) {
         KvOptions options = KvOptions.builder().vfs(new NioVfs()).build();
-        KvStore kv = KvStore.open(tmp, options);
-        assertThatThrownBy(() -> KvStore.open(tmp, options)).isInstanceOf(StorageIOException.class)
+        LsmStore kv = LsmStore.open(tmp, options);
+        assertThatThrownBy(() -> LsmStore.open(tmp, options)).isInstanceOf(StorageIOException.class)
                 .hasMessageContaining("locked");
         kv.put(b("a"), b("1"));
         kv.close();
         assertThatThrownBy(() -> kv.put(b("a"), b("2"))).isInstanceOf(DatabaseClosedException.class);
-        try (KvStore again = KvStore.open(tmp, options)) {
+        try (LsmStore again = LsmStore.open(tmp, options)) {
             assertThat(s(again.get(b("a")))).isEqualTo("1");
         }
     }
@@ -138,7 +143,7 @@ class KvStoreTest {
     @Test
     void shouldStopEveryBackgroundThreadOnClose() {
         MemVfs vfs = new MemVfs();
-        KvStore kv = KvStore.open(DIR, small(vfs, 4));
+        LsmStore kv = LsmStore.open(DIR, small(vfs, 4));
         for (int i = 0; i < 5000; i++) {
             kv.put(b("key" + i), b("value" + i)); // tiny memtables: flushes and compactions run
         }
@@ -151,7 +156,7 @@ class KvStoreTest {
 
     @Test
     void shouldCountDeadEntriesAScanStepsOver() {
-        try (KvStore kv = KvStore.open(DIR, small(new MemVfs(), 1))) {
+        try (LsmStore kv = LsmStore.open(DIR, small(new MemVfs(), 1))) {
             kv.put(b("a1"), b("x"));
             kv.put(b("a2"), b("x"));
             kv.put(b("a2"), b("y"));
@@ -182,7 +187,7 @@ class KvStoreTest {
 
     @Test
     void shouldKeepADeadPairWhileASnapshotNeedsThePut() {
-        try (KvStore kv = KvStore.open(DIR, small(new MemVfs(), 1))) {
+        try (LsmStore kv = LsmStore.open(DIR, small(new MemVfs(), 1))) {
             kv.put(b("b1"), b("old"));
             try (KvSnapshot snap = kv.snapshot()) {
                 kv.delete(b("b1"));
@@ -201,8 +206,8 @@ class KvStoreTest {
     @Test
     void shouldRefuseAnotherPartitionCount() {
         MemVfs vfs = new MemVfs();
-        KvStore.open(DIR, small(vfs, 4)).close();
-        assertThatThrownBy(() -> KvStore.open(DIR, small(vfs, 8))).isInstanceOf(IllegalArgumentException.class)
+        LsmStore.open(DIR, small(vfs, 4)).close();
+        assertThatThrownBy(() -> LsmStore.open(DIR, small(vfs, 8))).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("4 partitions");
     }
 }

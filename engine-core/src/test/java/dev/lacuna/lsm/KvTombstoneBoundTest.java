@@ -1,5 +1,8 @@
 package dev.lacuna.lsm;
 
+import dev.lacuna.kv.KvCursor;
+import dev.lacuna.kv.KvOptions;
+import dev.lacuna.kv.KvStats;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.lacuna.storage.Durability;
@@ -31,7 +34,7 @@ class KvTombstoneBoundTest {
         int maxDeletes = Integer.getInteger("kv.queue.deletes", 1_000_000);
         KvOptions options = KvOptions.builder().vfs(new MemVfs()).durability(Durability.NONE).build();
         Map<Integer, Long> skipped = new LinkedHashMap<>();
-        try (KvStore kv = KvStore.open(Path.of("/queue"), options)) {
+        try (LsmStore kv = LsmStore.open(Path.of("/queue"), options)) {
             byte[] value = new byte[32];
             long next = 0;
             long deleted = 0;

@@ -16,8 +16,8 @@ class BlockCacheTest {
     /** An empty block whose array is {@code size} bytes (charged size + 64). */
     private static Block block(int size) {
         byte[] data = new byte[size];
-        TableFormat.putInt(data, 0, 0);
-        TableFormat.putInt(data, 4, 1);
+        SstableFormat.putInt(data, 0, 0);
+        SstableFormat.putInt(data, 4, 1);
         return new Block(data, 8, "t.sst", 0);
     }
 

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.lacuna.storage.CorruptionException;
-import dev.lacuna.lsm.InternalKey;
+import dev.lacuna.base.InternalKey;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -186,7 +186,7 @@ class BlockTest {
             if (random.nextBoolean()) {
                 System.arraycopy(a, 0, b, 0, Math.min(a.length, b.length) - random.nextInt(2));
             }
-            assertThat(Integer.signum(TableFormat.compareInternal(a, 0, a.length, b, 0, b.length)))
+            assertThat(Integer.signum(SstableFormat.compareInternal(a, 0, a.length, b, 0, b.length)))
                     .isEqualTo(Integer.signum(InternalKey.compare(a, b)));
         }
     }
@@ -194,7 +194,7 @@ class BlockTest {
     @Test
     void shouldRejectAMalformedRestartArray() {
         byte[] tooMany = new byte[8];
-        TableFormat.putInt(tooMany, 4, 5);
+        SstableFormat.putInt(tooMany, 4, 5);
         assertThatThrownBy(() -> new Block(tooMany, 8, "t.sst", 42))
                 .isInstanceOfSatisfying(CorruptionException.class, e -> {
                     assertThat(e.file()).isEqualTo("t.sst");
@@ -202,9 +202,9 @@ class BlockTest {
                 });
         assertThatThrownBy(() -> new Block(new byte[3], 3, "t.sst", 42)).isInstanceOf(CorruptionException.class);
         byte[] unordered = new byte[20];
-        TableFormat.putInt(unordered, 8, 0);
-        TableFormat.putInt(unordered, 12, 9);
-        TableFormat.putInt(unordered, 16, 2);
+        SstableFormat.putInt(unordered, 8, 0);
+        SstableFormat.putInt(unordered, 12, 9);
+        SstableFormat.putInt(unordered, 16, 2);
         assertThatThrownBy(() -> new Block(unordered, 20, "t.sst", 42)).isInstanceOf(CorruptionException.class);
     }
 

@@ -2,7 +2,7 @@ package dev.lacuna.sstable;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.lacuna.lsm.InternalIterator;
+import dev.lacuna.base.InternalIterator;
 import java.util.ArrayList;
 import java.util.Map;
 import java.util.Random;

@@ -1,10 +1,11 @@
 package dev.lacuna.sstable;
 
+import dev.lacuna.kv.SstableOptions;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.lacuna.storage.CorruptionException;
-import dev.lacuna.lsm.InternalIterator;
-import dev.lacuna.lsm.InternalKey;
+import dev.lacuna.base.InternalIterator;
+import dev.lacuna.base.InternalKey;
 import dev.lacuna.vfs.MemVfs;
 import dev.lacuna.vfs.VfsFile;
 import java.io.IOException;
@@ -38,10 +39,10 @@ class TableBitFlipTest {
         List<String> failures = new ArrayList<>();
         List<String> sizes = new ArrayList<>();
         for (boolean compression : new boolean[] {true, false}) {
-            TableOptions options = TableOptions.defaults().withBlockSize(96).withRestartInterval(2)
+            SstableOptions options = SstableOptions.defaults().withBlockSize(96).withRestartInterval(2)
                     .withCompression(compression).withKeyPrefix(TestTables.PARTITION);
             MemVfs vfs = new MemVfs();
-            TableProperties properties = TestTables.write(vfs, NAME, model, options, 77);
+            SstableProperties properties = TestTables.write(vfs, NAME, model, options, 77);
             byte[] original = vfs.readAll(TestTables.DIR.resolve(NAME));
             sizes.add((compression ? "lz4 " : "plain ") + original.length + " bytes, " + properties.dataBlocks()
                     + " data blocks");
@@ -108,7 +109,7 @@ class TableBitFlipTest {
      * answer is right, or a
      * description of the first wrong one. Corruption propagates.
      */
-    private static String readsCorrectly(byte[] content, TreeMap<byte[], byte[]> model, TableProperties properties)
+    private static String readsCorrectly(byte[] content, TreeMap<byte[], byte[]> model, SstableProperties properties)
             throws IOException {
         MemVfs vfs = new MemVfs();
         vfs.mkdirs(TestTables.DIR);
@@ -116,7 +117,7 @@ class TableBitFlipTest {
             f.write(0, content, 0, content.length);
         }
         // A fresh cache each time: blocks of another copy of file 42 must not be served.
-        try (TableReader reader = TestTables.open(vfs, NAME, 42, new BlockCache(1 << 20))) {
+        try (SstableReader reader = TestTables.open(vfs, NAME, 42, new BlockCache(1 << 20))) {
             try (InternalIterator it = reader.iterator()) {
                 if (!TestTables.sameEntries(TestTables.forward(it), TestTables.entries(model))) {
                     return "full scan differs";
@@ -131,7 +132,7 @@ class TableBitFlipTest {
                 long sequence = InternalKey.sequence(key);
                 for (long snapshot : new long[] {InternalKey.MAX_SEQUENCE, sequence, sequence - 1}) {
                     Map.Entry<byte[], byte[]> expected = TestTables.modelGet(model, user, snapshot);
-                    TableReader.Entry actual = reader.get(user, snapshot);
+                    SstableReader.Entry actual = reader.get(user, snapshot);
                     if (expected == null ? actual != null
                             : actual == null || !Arrays.equals(actual.key(), expected.getKey())
                                     || !Arrays.equals(actual.value(), expected.getValue())) {

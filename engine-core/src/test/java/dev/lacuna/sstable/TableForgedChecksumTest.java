@@ -1,10 +1,11 @@
 package dev.lacuna.sstable;
 
+import dev.lacuna.kv.SstableOptions;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.lacuna.storage.CorruptionException;
-import dev.lacuna.lsm.InternalIterator;
-import dev.lacuna.lsm.InternalKey;
+import dev.lacuna.base.InternalIterator;
+import dev.lacuna.base.InternalKey;
 import dev.lacuna.vfs.MemVfs;
 import dev.lacuna.vfs.VfsFile;
 import java.io.IOException;
@@ -34,7 +35,7 @@ class TableForgedChecksumTest {
         int silent = 0;
         List<String> failures = new ArrayList<>();
         for (boolean compression : new boolean[] {true, false}) {
-            TableOptions options = TableOptions.defaults().withBlockSize(128).withRestartInterval(3)
+            SstableOptions options = SstableOptions.defaults().withBlockSize(128).withRestartInterval(3)
                     .withCompression(compression).withKeyPrefix(TestTables.PARTITION);
             MemVfs vfs = new MemVfs();
             TestTables.write(vfs, NAME, model, options, 0);
@@ -47,8 +48,8 @@ class TableForgedChecksumTest {
                     byte[] damaged = original.clone();
                     damaged[bit / 8] ^= (byte) (1 << (bit % 8));
                     byte type = damaged[start + block.size()];
-                    TableFormat.putInt(damaged, start + block.size() + 1,
-                            TableFormat.blockCrc(damaged, start, block.size(), type));
+                    SstableFormat.putInt(damaged, start + block.size() + 1,
+                            SstableFormat.blockCrc(damaged, start, block.size(), type));
                     flips++;
                     String outcome = readEverything(damaged, model);
                     if (outcome == null) {
@@ -60,12 +61,12 @@ class TableForgedChecksumTest {
                     }
                 }
             }
-            int footer = original.length - TableFormat.FOOTER_SIZE;
-            for (int bit = footer * 8; bit < (footer + TableFormat.FOOTER_CRC_OFFSET) * 8; bit++) {
+            int footer = original.length - SstableFormat.FOOTER_SIZE;
+            for (int bit = footer * 8; bit < (footer + SstableFormat.FOOTER_CRC_OFFSET) * 8; bit++) {
                 byte[] damaged = original.clone();
                 damaged[bit / 8] ^= (byte) (1 << (bit % 8));
-                TableFormat.putInt(damaged, footer + TableFormat.FOOTER_CRC_OFFSET,
-                        TableFormat.crc(damaged, footer, TableFormat.FOOTER_CRC_OFFSET));
+                SstableFormat.putInt(damaged, footer + SstableFormat.FOOTER_CRC_OFFSET,
+                        SstableFormat.crc(damaged, footer, SstableFormat.FOOTER_CRC_OFFSET));
                 flips++;
                 String outcome = readEverything(damaged, model);
                 if (outcome == null) {
@@ -86,11 +87,11 @@ class TableForgedChecksumTest {
     /** Handles of every stored block: data blocks (from the index), filter, properties, index. */
     private static List<BlockHandle> storedBlocks(MemVfs vfs) throws IOException {
         byte[] content = vfs.readAll(TestTables.DIR.resolve(NAME));
-        long footerStart = content.length - TableFormat.FOOTER_SIZE;
+        long footerStart = content.length - SstableFormat.FOOTER_SIZE;
         byte[] footerBytes = Arrays.copyOfRange(content, (int) footerStart, content.length);
         Footer footer = Footer.decode(footerBytes, NAME, footerStart);
         List<BlockHandle> blocks = new ArrayList<>();
-        try (TableReader reader = TestTables.open(vfs, NAME, 1, new BlockCache(0));
+        try (SstableReader reader = TestTables.open(vfs, NAME, 1, new BlockCache(0));
              BlockIterator index = reader.indexBlock().iterator()) {
             for (index.seekToFirst(); index.valid(); index.next()) {
                 blocks.add(reader.handleAt(index));
@@ -112,7 +113,7 @@ class TableForgedChecksumTest {
         try (VfsFile f = vfs.create(TestTables.DIR.resolve(NAME))) {
             f.write(0, content, 0, content.length);
         }
-        try (TableReader reader = TestTables.open(vfs, NAME, 1, new BlockCache(1 << 20));
+        try (SstableReader reader = TestTables.open(vfs, NAME, 1, new BlockCache(1 << 20));
              InternalIterator it = reader.iterator()) {
             int steps = 0;
             for (it.seekToFirst(); it.valid() && steps < 10_000; it.next()) {

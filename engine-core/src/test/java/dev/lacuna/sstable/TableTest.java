@@ -1,11 +1,12 @@
 package dev.lacuna.sstable;
 
+import dev.lacuna.kv.SstableOptions;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.lacuna.storage.CorruptionException;
-import dev.lacuna.lsm.InternalIterator;
-import dev.lacuna.lsm.InternalKey;
+import dev.lacuna.base.InternalIterator;
+import dev.lacuna.base.InternalKey;
 import dev.lacuna.vfs.MemVfs;
 import dev.lacuna.vfs.VfsFile;
 import java.io.IOException;
@@ -36,11 +37,11 @@ class TableTest {
         Random random = new Random(blockSize * 7919L + restart * 31L + (compression ? 1 : 0));
         TreeMap<byte[], byte[]> model = TestTables.randomEntries(random, 3000, PARTITIONS, 60);
         byte[][] keys = model.keySet().toArray(new byte[0][]);
-        TableOptions options = TableOptions.defaults().withBlockSize(blockSize).withRestartInterval(restart)
+        SstableOptions options = SstableOptions.defaults().withBlockSize(blockSize).withRestartInterval(restart)
                 .withCompression(compression).withKeyPrefix(TestTables.PARTITION);
         MemVfs vfs = new MemVfs();
-        TableProperties written = TestTables.write(vfs, "1.sst", model, options, 1000);
-        try (TableReader reader = TestTables.open(vfs, "1.sst", 1, new BlockCache(1 << 20))) {
+        SstableProperties written = TestTables.write(vfs, "1.sst", model, options, 1000);
+        try (SstableReader reader = TestTables.open(vfs, "1.sst", 1, new BlockCache(1 << 20))) {
             assertThat(reader.properties()).isEqualTo(written);
             try (InternalIterator it = reader.iterator()) {
                 IteratorChecks.fullScans(it, model);
@@ -54,12 +55,12 @@ class TableTest {
         Random random = new Random(5);
         TreeMap<byte[], byte[]> model = TestTables.randomEntries(random, 2000, PARTITIONS, 30);
         MemVfs vfs = new MemVfs();
-        TableOptions options = TableOptions.defaults().withBlockSize(128).withKeyPrefix(TestTables.PARTITION);
+        SstableOptions options = SstableOptions.defaults().withBlockSize(128).withKeyPrefix(TestTables.PARTITION);
         TestTables.write(vfs, "1.sst", model, options, 0);
         long maxSequence = InternalKey.sequence(model.keySet().stream()
                 .max((a, b) -> Long.compare(InternalKey.sequence(a), InternalKey.sequence(b))).orElseThrow());
         int checked = 0;
-        try (TableReader reader = TestTables.open(vfs, "1.sst", 1, new BlockCache(1 << 20))) {
+        try (SstableReader reader = TestTables.open(vfs, "1.sst", 1, new BlockCache(1 << 20))) {
             for (byte[] key : model.keySet()) {
                 byte[] user = InternalKey.userKey(key);
                 long sequence = InternalKey.sequence(key);
@@ -69,7 +70,7 @@ class TableTest {
                         continue;
                     }
                     Map.Entry<byte[], byte[]> expected = TestTables.modelGet(model, user, snapshot);
-                    TableReader.Entry actual = reader.get(user, snapshot);
+                    SstableReader.Entry actual = reader.get(user, snapshot);
                     if (expected == null) {
                         assertThat(actual).as("get %s at %d", new String(user, StandardCharsets.US_ASCII), snapshot)
                                 .isNull();
@@ -85,7 +86,7 @@ class TableTest {
             for (int i = 0; i < 2000; i++) {
                 byte[] user = TestTables.userKey(random.nextInt(PARTITIONS + 2), random.nextInt(20000));
                 Map.Entry<byte[], byte[]> expected = TestTables.modelGet(model, user, InternalKey.MAX_SEQUENCE);
-                TableReader.Entry actual = reader.get(user, InternalKey.MAX_SEQUENCE);
+                SstableReader.Entry actual = reader.get(user, InternalKey.MAX_SEQUENCE);
                 assertThat(actual == null).isEqualTo(expected == null);
             }
             assertThat(reader.get("a".getBytes(StandardCharsets.US_ASCII), 5)).isNull();
@@ -106,7 +107,7 @@ class TableTest {
         long minSeq = model.keySet().stream().mapToLong(InternalKey::sequence).min().orElseThrow();
         long maxSeq = model.keySet().stream().mapToLong(InternalKey::sequence).max().orElseThrow();
         MemVfs vfs = new MemVfs();
-        TableProperties p = TestTables.write(vfs, "1.sst", model, TableOptions.defaults().withBlockSize(512),
+        SstableProperties p = TestTables.write(vfs, "1.sst", model, SstableOptions.defaults().withBlockSize(512),
                 1_700_000_000_000L);
         assertThat(p.formatVersion()).isEqualTo(1);
         assertThat(p.entries()).isEqualTo(model.size());
@@ -120,7 +121,7 @@ class TableTest {
         assertThat(p.oldestTombstoneTime()).isEqualTo(1_700_000_000_000L);
         assertThat(p.dataBlocks()).isGreaterThan(10);
         assertThat(p.tombstoneDensity()).isEqualTo((double) deletions / model.size());
-        try (TableReader reader = TestTables.open(vfs, "1.sst", 1, new BlockCache(0))) {
+        try (SstableReader reader = TestTables.open(vfs, "1.sst", 1, new BlockCache(0))) {
             assertThat(reader.properties()).isEqualTo(p);
             assertThat(reader.properties().dataSize()).isLessThan(vfs.size(TestTables.DIR.resolve("1.sst")));
             assertThat(reader.fileNumber()).isEqualTo(1);
@@ -133,7 +134,7 @@ class TableTest {
                 puts.put(k, v);
             }
         });
-        TableProperties q = TestTables.write(vfs, "2.sst", puts, TableOptions.defaults(), 5);
+        SstableProperties q = TestTables.write(vfs, "2.sst", puts, SstableOptions.defaults(), 5);
         assertThat(q.deletions()).isZero();
         assertThat(q.oldestTombstoneTime()).isEqualTo(Long.MAX_VALUE);
     }
@@ -151,8 +152,8 @@ class TableTest {
             }
         }
         MemVfs vfs = new MemVfs();
-        TestTables.write(vfs, "1.sst", model, TableOptions.defaults().withKeyPrefix(TestTables.PARTITION), 0);
-        try (TableReader reader = TestTables.open(vfs, "1.sst", 1, new BlockCache(0))) {
+        TestTables.write(vfs, "1.sst", model, SstableOptions.defaults().withKeyPrefix(TestTables.PARTITION), 0);
+        try (SstableReader reader = TestTables.open(vfs, "1.sst", 1, new BlockCache(0))) {
             for (byte[] user : users) {
                 assertThat(reader.mayContainKey(user)).isTrue();
                 assertThat(reader.mayContainPrefix(Arrays.copyOf(user, 5))).isTrue();
@@ -192,8 +193,8 @@ class TableTest {
     void shouldAnswerMaybeForEverythingWithoutAFilter() throws IOException {
         TreeMap<byte[], byte[]> model = TestTables.randomEntries(new Random(2), 50, 3, 10);
         MemVfs vfs = new MemVfs();
-        TestTables.write(vfs, "1.sst", model, TableOptions.defaults().withBloomBitsPerKey(0), 0);
-        try (TableReader reader = TestTables.open(vfs, "1.sst", 1, new BlockCache(0))) {
+        TestTables.write(vfs, "1.sst", model, SstableOptions.defaults().withBloomBitsPerKey(0), 0);
+        try (SstableReader reader = TestTables.open(vfs, "1.sst", 1, new BlockCache(0))) {
             assertThat(reader.mayContainKey("nothing".getBytes(StandardCharsets.US_ASCII))).isTrue();
             assertThat(reader.mayContainPrefix(new byte[0])).isTrue();
             for (byte[] k : model.keySet()) {
@@ -206,9 +207,9 @@ class TableTest {
     void shouldServeRepeatedReadsFromTheBlockCache() throws IOException {
         TreeMap<byte[], byte[]> model = TestTables.randomEntries(new Random(21), 500, PARTITIONS, 40);
         MemVfs vfs = new MemVfs();
-        TableProperties p = TestTables.write(vfs, "7.sst", model, TableOptions.defaults().withBlockSize(256), 0);
+        SstableProperties p = TestTables.write(vfs, "7.sst", model, SstableOptions.defaults().withBlockSize(256), 0);
         BlockCache cache = new BlockCache(4 << 20);
-        try (TableReader reader = TestTables.open(vfs, "7.sst", 7, cache)) {
+        try (SstableReader reader = TestTables.open(vfs, "7.sst", 7, cache)) {
             try (InternalIterator it = reader.iterator()) {
                 TestTables.forward(it);
             }
@@ -252,8 +253,8 @@ class TableTest {
             random.put(InternalKey.encode(user, i + 1, 1), noise);
         }
         MemVfs vfs = new MemVfs();
-        TableOptions on = TableOptions.defaults();
-        TableOptions off = on.withCompression(false);
+        SstableOptions on = SstableOptions.defaults();
+        SstableOptions off = on.withCompression(false);
         long onSize = TestTables.write(vfs, "a.sst", compressible, on, 0).dataSize();
         long offSize = TestTables.write(vfs, "b.sst", compressible, off, 0).dataSize();
         long noiseOn = TestTables.write(vfs, "c.sst", random, on, 0).dataSize();
@@ -261,7 +262,7 @@ class TableTest {
         assertThat(onSize).isLessThan(offSize / 2);
         assertThat(noiseOn).isEqualTo(noiseOff); // incompressible blocks are stored as they are
         for (String name : List.of("a.sst", "b.sst", "c.sst", "d.sst")) {
-            try (TableReader reader = TestTables.open(vfs, name, 1, new BlockCache(0));
+            try (SstableReader reader = TestTables.open(vfs, name, 1, new BlockCache(0));
                  InternalIterator it = reader.iterator()) {
                 TreeMap<byte[], byte[]> expected = name.compareTo("c") < 0 ? compressible : random;
                 assertThat(TestTables.sameEntries(TestTables.forward(it), TestTables.entries(expected))).isTrue();
@@ -273,17 +274,17 @@ class TableTest {
     void shouldShortenIndexSeparatorsWithinTheirBounds() {
         byte[] last = InternalKey.encode("abcdefgh".getBytes(StandardCharsets.US_ASCII), 5, 1);
         byte[] next = InternalKey.encode("abzz".getBytes(StandardCharsets.US_ASCII), 9, 1);
-        byte[] s = TableWriter.separator(last, last.length, next);
+        byte[] s = SstableWriter.separator(last, last.length, next);
         assertThat(InternalKey.userKey(s)).isEqualTo("abd".getBytes(StandardCharsets.US_ASCII));
         assertThat(InternalKey.compare(last, s)).isNegative();
         assertThat(InternalKey.compare(s, next)).isNegative();
         // Same user key, a prefix, or adjacent bytes: no shorter separator, the last key itself.
         byte[] sameUser = InternalKey.encode("abcdefgh".getBytes(StandardCharsets.US_ASCII), 4, 1);
-        assertThat(TableWriter.separator(last, last.length, sameUser)).isEqualTo(last);
+        assertThat(SstableWriter.separator(last, last.length, sameUser)).isEqualTo(last);
         byte[] longer = InternalKey.encode("abcdefghij".getBytes(StandardCharsets.US_ASCII), 4, 1);
-        assertThat(TableWriter.separator(last, last.length, longer)).isEqualTo(last);
+        assertThat(SstableWriter.separator(last, last.length, longer)).isEqualTo(last);
         byte[] adjacent = InternalKey.encode("abd".getBytes(StandardCharsets.US_ASCII), 4, 1);
-        assertThat(TableWriter.separator(last, last.length, adjacent)).isEqualTo(last);
+        assertThat(SstableWriter.separator(last, last.length, adjacent)).isEqualTo(last);
     }
 
     @Test
@@ -291,7 +292,7 @@ class TableTest {
         MemVfs vfs = new MemVfs();
         vfs.mkdirs(TestTables.DIR);
         try (VfsFile file = vfs.create(TestTables.DIR.resolve("1.sst"))) {
-            TableWriter writer = new TableWriter(file, TableOptions.defaults(), 0);
+            SstableWriter writer = new SstableWriter(file, SstableOptions.defaults(), 0);
             assertThatThrownBy(writer::finish).isInstanceOf(IllegalStateException.class);
             byte[] b = InternalKey.encode("b".getBytes(StandardCharsets.US_ASCII), 5, 1);
             writer.add(b, new byte[1]);
@@ -310,21 +311,21 @@ class TableTest {
             assertThatThrownBy(writer::finish).isInstanceOf(IllegalStateException.class);
         }
         try (VfsFile file = vfs.create(TestTables.DIR.resolve("2.sst"))) {
-            TableWriter writer = new TableWriter(file, TableOptions.defaults(), 0);
+            SstableWriter writer = new SstableWriter(file, SstableOptions.defaults(), 0);
             writer.add(InternalKey.encode("a".getBytes(StandardCharsets.US_ASCII), 1, 1), new byte[1]);
             writer.abandon();
             assertThatThrownBy(writer::finish).isInstanceOf(IllegalStateException.class);
         }
-        TableOptions badPrefix = TableOptions.defaults().withKeyPrefix(k -> k.length + 1);
+        SstableOptions badPrefix = SstableOptions.defaults().withKeyPrefix(k -> k.length + 1);
         try (VfsFile file = vfs.create(TestTables.DIR.resolve("3.sst"))) {
-            TableWriter writer = new TableWriter(file, badPrefix, 0);
+            SstableWriter writer = new SstableWriter(file, badPrefix, 0);
             assertThatThrownBy(() -> writer.add(InternalKey.encode(new byte[3], 1, 1), new byte[0]))
                     .isInstanceOf(IllegalArgumentException.class);
         }
-        assertThatThrownBy(() -> TableOptions.defaults().withBlockSize(0)).isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> TableOptions.defaults().withRestartInterval(0))
+        assertThatThrownBy(() -> SstableOptions.defaults().withBlockSize(0)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> SstableOptions.defaults().withRestartInterval(0))
                 .isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> TableOptions.defaults().withBloomBitsPerKey(-1))
+        assertThatThrownBy(() -> SstableOptions.defaults().withBloomBitsPerKey(-1))
                 .isInstanceOf(IllegalArgumentException.class);
     }
 
@@ -332,7 +333,7 @@ class TableTest {
     void shouldRejectEveryTruncationOfATable() throws IOException {
         TreeMap<byte[], byte[]> model = TestTables.randomEntries(new Random(17), 40, 3, 20);
         MemVfs vfs = new MemVfs();
-        TestTables.write(vfs, "1.sst", model, TableOptions.defaults().withBlockSize(64), 0);
+        TestTables.write(vfs, "1.sst", model, SstableOptions.defaults().withBlockSize(64), 0);
         byte[] content = vfs.readAll(TestTables.DIR.resolve("1.sst"));
         for (int length = 0; length < content.length; length++) {
             MemVfs cut = new MemVfs();
@@ -367,10 +368,10 @@ class TableTest {
         TreeMap<byte[], byte[]> model = TestTables.randomEntries(new Random(99), 3000, PARTITIONS, 40);
         byte[][] keys = model.keySet().toArray(new byte[0][]);
         MemVfs vfs = new MemVfs();
-        TestTables.write(vfs, "1.sst", model, TableOptions.defaults().withBlockSize(512), 0);
+        TestTables.write(vfs, "1.sst", model, SstableOptions.defaults().withBlockSize(512), 0);
         BlockCache cache = new BlockCache(16 << 10); // small: blocks are evicted and reloaded concurrently
         ExecutorService pool = Executors.newFixedThreadPool(4);
-        try (TableReader reader = TestTables.open(vfs, "1.sst", 1, cache)) {
+        try (SstableReader reader = TestTables.open(vfs, "1.sst", 1, cache)) {
             List<Future<?>> tasks = new ArrayList<>();
             for (int t = 0; t < 8; t++) {
                 int seed = t;
@@ -383,7 +384,7 @@ class TableTest {
                     } else {
                         for (int i = 0; i < 3000; i++) {
                             byte[] k = keys[random.nextInt(keys.length)];
-                            TableReader.Entry e = reader.get(InternalKey.userKey(k), InternalKey.MAX_SEQUENCE);
+                            SstableReader.Entry e = reader.get(InternalKey.userKey(k), InternalKey.MAX_SEQUENCE);
                             Map.Entry<byte[], byte[]> expected =
                                     TestTables.modelGet(model, InternalKey.userKey(k), InternalKey.MAX_SEQUENCE);
                             assertThat(e.key()).isEqualTo(expected.getKey());

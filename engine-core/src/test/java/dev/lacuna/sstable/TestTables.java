@@ -1,7 +1,9 @@
 package dev.lacuna.sstable;
 
-import dev.lacuna.lsm.InternalIterator;
-import dev.lacuna.lsm.InternalKey;
+import dev.lacuna.kv.KeyPrefix;
+import dev.lacuna.kv.SstableOptions;
+import dev.lacuna.base.InternalIterator;
+import dev.lacuna.base.InternalKey;
 import dev.lacuna.vfs.MemVfs;
 import dev.lacuna.vfs.VfsFile;
 import java.io.IOException;
@@ -66,15 +68,15 @@ final class TestTables {
     }
 
     /** Writes {@code model} as table {@code name} in a new file of {@code vfs}. */
-    static TableProperties write(MemVfs vfs, String name, Map<byte[], byte[]> model, TableOptions options,
+    static SstableProperties write(MemVfs vfs, String name, Map<byte[], byte[]> model, SstableOptions options,
                                  long oldestTombstoneTime) throws IOException {
         vfs.mkdirs(DIR);
         try (VfsFile file = vfs.create(DIR.resolve(name))) {
-            TableWriter writer = new TableWriter(file, options, oldestTombstoneTime);
+            SstableWriter writer = new SstableWriter(file, options, oldestTombstoneTime);
             for (Map.Entry<byte[], byte[]> e : model.entrySet()) {
                 writer.add(e.getKey(), e.getValue());
             }
-            TableProperties p = writer.finish();
+            SstableProperties p = writer.finish();
             if (writer.estimatedFileSize() != file.size()) {
                 throw new AssertionError("estimatedFileSize after finish is not the file size");
             }
@@ -82,8 +84,8 @@ final class TestTables {
         }
     }
 
-    static TableReader open(MemVfs vfs, String name, long number, BlockCache cache) throws IOException {
-        return TableReader.open(vfs.openReadOnly(DIR.resolve(name)), number, cache);
+    static SstableReader open(MemVfs vfs, String name, long number, BlockCache cache) throws IOException {
+        return SstableReader.open(vfs.openReadOnly(DIR.resolve(name)), number, cache);
     }
 
     /** Every entry from the first, forward. */

@@ -1,16 +1,17 @@
 package dev.lacuna.secondary;
 
-import dev.lacuna.storage.Durability;
+import dev.lacuna.IndexStatus;
 import dev.lacuna.Item;
+import dev.lacuna.index.BackfillProgress;
+import dev.lacuna.index.ChangeLog;
+import dev.lacuna.index.ChangeRecord;
 import dev.lacuna.index.IndexContext;
 import dev.lacuna.index.IndexDiff;
 import dev.lacuna.index.IndexEntry;
 import dev.lacuna.index.IndexMaintainer;
 import dev.lacuna.index.ItemChange;
-import dev.lacuna.lsm.KvLogReader;
-import dev.lacuna.lsm.KvSnapshot;
-import dev.lacuna.lsm.KvStore;
-import dev.lacuna.lsm.WriteBatch;
+import dev.lacuna.kv.KvSnapshot;
+import dev.lacuna.kv.WriteBatch;
 import java.time.Duration;
 import java.util.List;
 
@@ -38,12 +39,11 @@ final class GlobalIndexUpdater implements IndexMaintainer {
 
     private final IndexContext context;
     private final IndexEntries entries;
-    private final KvStore store;
     private final Object progress = new Object();
     private volatile long applied;
     /** When the updater last had applied everything logged ({@link System#nanoTime}). */
     private volatile long caughtUpAt = System.nanoTime();
-    private volatile String status = "ACTIVE";
+    private volatile IndexStatus status = IndexStatus.ACTIVE;
     private volatile Throwable error;
     private volatile long backfillDone;
     private volatile long backfillTotal;
@@ -54,7 +54,6 @@ final class GlobalIndexUpdater implements IndexMaintainer {
     GlobalIndexUpdater(IndexContext context, IndexEntries entries) {
         this.context = context;
         this.entries = entries;
-        this.store = context.store();
     }
 
     @Override
@@ -73,7 +72,7 @@ final class GlobalIndexUpdater implements IndexMaintainer {
             throw new IllegalStateException("already started");
         }
         if (backfillFrom != null) {
-            status = "CREATING";
+            status = IndexStatus.CREATING;
         }
         thread = new Thread(() -> run(backfillFrom), "lacuna-index-" + context.table().name() + "-" + context.index().name());
         thread.setDaemon(true); // close() stops it; a forgotten database must not keep the JVM alive
@@ -88,17 +87,11 @@ final class GlobalIndexUpdater implements IndexMaintainer {
                     backfill(backfillFrom);
                     from = backfillFrom.sequence();
                 }
-                store.flushKeyspace(context.keyspace());
+                context.flush();
                 context.activated();
-                status = "ACTIVE";
+                status = IndexStatus.ACTIVE;
             } else {
-                Long checkpoint = store.logCheckpoints().get(context.checkpointName());
-                if (checkpoint == null) {
-                    throw new IllegalStateException("index " + context.index().name() + " has no log checkpoint");
-                }
-                // A checkpoint is never past the durable log (see checkpoint()); this guards against logs
-                // recovered shorter all the same.
-                from = Math.min(checkpoint, store.lastSequence());
+                from = context.checkpointLsn();
             }
             checkpointed = from;
             advance(from);
@@ -108,7 +101,7 @@ final class GlobalIndexUpdater implements IndexMaintainer {
         } catch (Throwable t) {
             if (!stopping) {
                 error = t;
-                status = "FAILED";
+                status = IndexStatus.FAILED;
             }
         } finally {
             synchronized (progress) {
@@ -143,11 +136,11 @@ final class GlobalIndexUpdater implements IndexMaintainer {
 
     private void follow(long from) throws InterruptedException {
         long quietSince = System.nanoTime();
-        try (KvLogReader log = store.logReader(from + 1)) {
+        try (ChangeLog log = context.readChanges(from)) {
             while (!stopping) {
-                KvLogReader.Batch record = log.next(POLL);
+                ChangeRecord record = log.next(POLL);
                 if (record == null) {
-                    if (applied >= store.lastSequence()) {
+                    if (applied >= context.lastLsn()) {
                         caughtUpAt = System.nanoTime();
                     }
                     if (applied > checkpointed && System.nanoTime() - quietSince > 2_000_000_000L) {
@@ -157,7 +150,7 @@ final class GlobalIndexUpdater implements IndexMaintainer {
                 }
                 quietSince = System.nanoTime();
                 WriteBatch batch = new WriteBatch();
-                for (ItemChange change : context.changes(record)) {
+                for (ItemChange change : record.changes()) {
                     IndexDiff.add(batch, entriesOf(change.before()), entriesOf(change.after()));
                 }
                 apply(batch, record.lsn());
@@ -181,7 +174,7 @@ final class GlobalIndexUpdater implements IndexMaintainer {
 
     private void advance(long lsn) {
         applied = lsn;
-        if (lsn >= store.lastSequence()) {
+        if (lsn >= context.lastLsn()) {
             caughtUpAt = System.nanoTime();
         }
         synchronized (progress) {
@@ -189,16 +182,10 @@ final class GlobalIndexUpdater implements IndexMaintainer {
         }
     }
 
-    /**
-     * Makes everything applied so far durable — the log up to there (records written without SYNC may not
-     * be yet, and a checkpoint past the log's recovered end could not be resumed from) and the index's
-     * files — then moves the checkpoint there.
-     */
+    /** Makes everything applied so far durable and moves the checkpoint there ({@link IndexContext#checkpoint}). */
     private void checkpoint() {
         long at = applied;
-        store.awaitDurable(at, Durability.SYNC);
-        store.flushKeyspace(context.keyspace());
-        store.setLogCheckpoint(context.checkpointName(), at);
+        context.checkpoint(at);
         checkpointed = at;
     }
 
@@ -209,12 +196,12 @@ final class GlobalIndexUpdater implements IndexMaintainer {
 
     @Override
     public long lastSeenLsn() {
-        return store.lastSequence();
+        return context.lastLsn();
     }
 
     @Override
     public long lagMillis() {
-        return applied >= store.lastSequence() ? 0 : (System.nanoTime() - caughtUpAt) / 1_000_000;
+        return applied >= context.lastLsn() ? 0 : (System.nanoTime() - caughtUpAt) / 1_000_000;
     }
 
     @Override
@@ -236,13 +223,13 @@ final class GlobalIndexUpdater implements IndexMaintainer {
     }
 
     @Override
-    public String status() {
+    public IndexStatus status() {
         return status;
     }
 
     @Override
-    public long[] backfillProgress() {
-        return new long[] {backfillDone, backfillTotal};
+    public BackfillProgress backfillProgress() {
+        return new BackfillProgress(backfillDone, backfillTotal);
     }
 
     @Override

@@ -7,8 +7,6 @@ import dev.lacuna.Key;
 import dev.lacuna.TableSpec;
 import dev.lacuna.index.IndexContext;
 import dev.lacuna.index.IndexEntry;
-import dev.lacuna.item.ItemCodec;
-import dev.lacuna.item.KeyEncoding;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -43,8 +41,7 @@ final class IndexEntries {
         }
         String tableSk = table.sortKey() == null ? null : table.sortKey().name();
         Key base = Key.from(item, table.partitionKey().name(), tableSk);
-        byte[] key = KeyEncoding.encodeIndexKey(context.keyspace(), pk, sk, base);
-        return List.of(new IndexEntry(key, ItemCodec.encode(project(item, base))));
+        return List.of(context.entry(pk, sk, base, project(item, base)));
     }
 
     /** The value of key attribute {@code name} if {@code item} has it with the right type and non-empty, else null. */

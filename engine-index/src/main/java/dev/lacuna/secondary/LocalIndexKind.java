@@ -1,12 +1,14 @@
 package dev.lacuna.secondary;
 
 import dev.lacuna.IndexSpec;
+import dev.lacuna.IndexStatus;
+import dev.lacuna.index.BackfillProgress;
 import dev.lacuna.Item;
 import dev.lacuna.index.IndexContext;
 import dev.lacuna.index.IndexEntry;
 import dev.lacuna.index.IndexKind;
 import dev.lacuna.index.IndexMaintainer;
-import dev.lacuna.lsm.KvSnapshot;
+import dev.lacuna.kv.KvSnapshot;
 import java.time.Duration;
 import java.util.List;
 
@@ -44,7 +46,7 @@ public final class LocalIndexKind implements IndexKind {
 
             @Override
             public long appliedLsn() {
-                return context.store().lastSequence();
+                return context.lastLsn();
             }
 
             @Override
@@ -53,13 +55,13 @@ public final class LocalIndexKind implements IndexKind {
             }
 
             @Override
-            public String status() {
-                return "ACTIVE";
+            public IndexStatus status() {
+                return IndexStatus.ACTIVE;
             }
 
             @Override
-            public long[] backfillProgress() {
-                return new long[2];
+            public BackfillProgress backfillProgress() {
+                return BackfillProgress.NONE;
             }
 
             @Override

@@ -1,5 +1,6 @@
 package dev.lacuna.secondary;
 
+import dev.lacuna.IndexStatus;
 import static dev.lacuna.AttributeValue.n;
 import static dev.lacuna.AttributeValue.s;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -22,7 +23,7 @@ import dev.lacuna.TableDescription;
 import dev.lacuna.TableSpec;
 import dev.lacuna.UpdateItem;
 import dev.lacuna.ValidationException;
-import dev.lacuna.lsm.KvOptions;
+import dev.lacuna.kv.KvOptions;
 import dev.lacuna.vfs.MemVfs;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -171,12 +172,12 @@ class BackfillTest {
             try (Writers writers = new Writers(db, 2)) {
                 writers.awaitMore(200);
                 TableDescription added = db.updateTable(table(true));
-                assertThat(added.index(INDEX).status()).isEqualTo("CREATING");
+                assertThat(added.index(INDEX).status()).isEqualTo(IndexStatus.CREATING);
                 long writesAtStart = writers.writes.get();
                 IndexChecker.await(() -> {
                     IndexDescription d = db.describeTable(TABLE).index(INDEX);
                     seen.add(new Seen(d, writers.writes.get()));
-                    if ("CREATING".equals(d.status())) {
+                    if (d.status() == IndexStatus.CREATING) {
                         try { // readers are told the index is not ready (unless it just became so)
                             db.query(TABLE, new Query("grp = :g").index(INDEX).value(":g", s("G#1")));
                         } catch (ValidationException e) {
@@ -184,7 +185,7 @@ class BackfillTest {
                             refused.incrementAndGet();
                         }
                     }
-                    return !"CREATING".equals(d.status());
+                    return d.status() != IndexStatus.CREATING;
                 }, Duration.ofSeconds(60), "backfill did not end");
                 writers.awaitMore(2000); // and keep writing through the updater once it follows the log
                 assertThat(seen.get(seen.size() - 1).writes()).as("writes during the backfill").isGreaterThan(writesAtStart);
@@ -200,14 +201,14 @@ class BackfillTest {
 
     /** CREATING while the backfill runs, with readable, growing progress; then ACTIVE for good. */
     private static void checkProgress(List<Seen> seen) {
-        List<String> statuses = seen.stream().map(s -> s.index().status()).toList();
-        assertThat(statuses).doesNotContain("FAILED");
-        assertThat(statuses.get(0)).isEqualTo("CREATING");
-        assertThat(statuses.get(statuses.size() - 1)).isEqualTo("ACTIVE");
-        assertThat(statuses.subList(statuses.indexOf("ACTIVE"), statuses.size())).containsOnly("ACTIVE");
+        List<IndexStatus> statuses = seen.stream().map(s -> s.index().status()).toList();
+        assertThat(statuses).doesNotContain(IndexStatus.FAILED);
+        assertThat(statuses.get(0)).isEqualTo(IndexStatus.CREATING);
+        assertThat(statuses.get(statuses.size() - 1)).isEqualTo(IndexStatus.ACTIVE);
+        assertThat(statuses.subList(statuses.indexOf(IndexStatus.ACTIVE), statuses.size())).containsOnly(IndexStatus.ACTIVE);
         assertThat(seen).as("a poll saw the total to backfill while CREATING: %s", seen)
                 .anySatisfy(s -> {
-                    assertThat(s.index().status()).isEqualTo("CREATING");
+                    assertThat(s.index().status()).isEqualTo(IndexStatus.CREATING);
                     assertThat(s.index().itemsTotal()).isPositive();
                 });
         long done = 0;
@@ -233,7 +234,7 @@ class BackfillTest {
             assertDropped(db);
             db.putItem(TABLE, new PutItem(order(1, new Random(4)))); // writes go on without the index
             // Added and dropped again while it is still backfilling.
-            assertThat(db.updateTable(table(true)).index(INDEX).status()).isEqualTo("CREATING");
+            assertThat(db.updateTable(table(true)).index(INDEX).status()).isEqualTo(IndexStatus.CREATING);
             db.updateTable(table(false));
             assertDropped(db);
         }
@@ -279,7 +280,7 @@ class BackfillTest {
                 writers.awaitMore(200);
                 keyspace = db.updateTable(table(true)).index(INDEX).keyspace();
                 if (stop == Stop.POWER_LOSS_ONCE_ACTIVE) {
-                    IndexChecker.await(() -> "ACTIVE".equals(db.describeTable(TABLE).index(INDEX).status()), WAIT,
+                    IndexChecker.await(() -> db.describeTable(TABLE).index(INDEX).status() == IndexStatus.ACTIVE, WAIT,
                             "backfill did not end");
                     after = vfs.crashClone(new Random(8));
                 } else {
@@ -292,7 +293,7 @@ class BackfillTest {
                         after = vfs.crashClone(new Random(8));
                     }
                     assertThat(db.describeTable(TABLE).index(INDEX).status()).as("still backfilling")
-                            .isEqualTo("CREATING");
+                            .isEqualTo(IndexStatus.CREATING);
                 }
             }
         } // closes the database: with CLOSE_WHILE_CREATING, while the backfill runs

@@ -1,5 +1,6 @@
 package dev.lacuna.secondary;
 
+import dev.lacuna.IndexStatus;
 import static dev.lacuna.AttributeValue.s;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -57,7 +58,7 @@ class HelpdeskQueueTest {
                     .value(":p", s("P1#1005")));
             Page page = t.query(queue());
             assertThat(ids(page)).containsExactly("TICKET#5", "TICKET#1", "TICKET#3", "TICKET#4");
-            assertThat(db.describeTable("Tickets").index("GSI1").status()).isEqualTo("ACTIVE");
+            assertThat(db.describeTable("Tickets").index("GSI1").status()).isEqualTo(IndexStatus.ACTIVE);
             // As in DynamoDB, a global index cannot be read with ConsistentRead; readYourWrites is the way.
             assertThatThrownBy(() -> t.query(queue().consistentRead(true))).isInstanceOf(ValidationException.class)
                     .hasMessageContaining("Consistent reads are not supported on global secondary indexes");

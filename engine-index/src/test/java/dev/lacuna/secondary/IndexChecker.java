@@ -1,5 +1,6 @@
 package dev.lacuna.secondary;
 
+import dev.lacuna.IndexStatus;
 import dev.lacuna.AttributeValue;
 import dev.lacuna.Database;
 import dev.lacuna.IndexDescription;
@@ -207,7 +208,7 @@ final class IndexChecker {
      */
     static long awaitCatchUp(Database db, String table, String index, Duration timeout) {
         long deadline = System.nanoTime() + timeout.toNanos();
-        await(() -> !"CREATING".equals(db.describeTable(table).index(index).status()), timeout,
+        await(() -> db.describeTable(table).index(index).status() != IndexStatus.CREATING, timeout,
                 "index " + index + " still CREATING");
         IndexDescription before = db.describeTable(table).index(index);
         long lastWrite = before.appliedLsn() + before.lagLsn();
@@ -219,7 +220,7 @@ final class IndexChecker {
         await(() -> db.describeTable(table).index(index).appliedLsn() >= lastWrite, left,
                 "index " + index + " did not report LSN " + lastWrite + " applied");
         IndexDescription after = db.describeTable(table).index(index);
-        if (!"ACTIVE".equals(after.status())) {
+        if (after.status() != IndexStatus.ACTIVE) {
             throw new AssertionError("index " + index + " is " + after.status());
         }
         return after.appliedLsn();

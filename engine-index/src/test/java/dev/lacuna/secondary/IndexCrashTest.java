@@ -12,9 +12,9 @@ import dev.lacuna.KeyAttribute;
 import dev.lacuna.Table;
 import dev.lacuna.TableSpec;
 import dev.lacuna.item.KeyEncoding;
-import dev.lacuna.lsm.KeyspaceRouter;
-import dev.lacuna.lsm.KvOptions;
-import dev.lacuna.lsm.KvStore;
+import dev.lacuna.kv.KeyspaceRouter;
+import dev.lacuna.kv.KvOptions;
+import dev.lacuna.lsm.LsmStore;
 import dev.lacuna.secondary.IndexEquivalenceTest.Workload;
 import dev.lacuna.vfs.MemVfs;
 import java.nio.file.Path;
@@ -249,7 +249,7 @@ class IndexCrashTest {
     static Map<String, Long> durableCheckpoints(MemVfs vfs) {
         KvOptions options = KvOptions.builder().vfs(vfs.crashClone()).partitions(1)
                 .keyspaceRouter(KeyspaceRouter.FIRST_FOUR_BYTES).keyPrefix(KeyEncoding::partitionPrefixLength).build();
-        try (KvStore kv = KvStore.open(DIR, options)) {
+        try (LsmStore kv = LsmStore.open(DIR, options)) {
             return Map.copyOf(kv.logCheckpoints());
         }
     }

@@ -24,7 +24,7 @@ import dev.lacuna.TransactionCanceledException;
 import dev.lacuna.UpdateItem;
 import dev.lacuna.ValidationException;
 import dev.lacuna.WriteOp;
-import dev.lacuna.lsm.KvOptions;
+import dev.lacuna.kv.KvOptions;
 import dev.lacuna.vfs.MemVfs;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -1,5 +1,6 @@
 package dev.lacuna.secondary;
 
+import dev.lacuna.IndexStatus;
 import static dev.lacuna.AttributeValue.n;
 import static dev.lacuna.AttributeValue.s;
 import static dev.lacuna.secondary.IndexSemanticsTest.GSI1;
@@ -215,8 +216,8 @@ class IndexSemanticsWriteTest {
     void shouldDescribeIndexesAsActiveAndShowTheGlobalIndexFollowingTheLog() {
         IndexDescription gsi = db.describeTable("Tickets").index("GSI1");
         IndexDescription lsi = db.describeTable("Tickets").index("ByDue");
-        assertThat(gsi.status()).isEqualTo("ACTIVE");
-        assertThat(lsi.status()).isEqualTo("ACTIVE");
+        assertThat(gsi.status()).isEqualTo(IndexStatus.ACTIVE);
+        assertThat(lsi.status()).isEqualTo(IndexStatus.ACTIVE);
         assertThat(gsi.itemsDone()).isZero(); // created with the table: nothing to backfill
         assertThat(gsi.itemsTotal()).isZero();
         t.query(gsi("QUEUE#open"));
@@ -227,7 +228,7 @@ class IndexSemanticsWriteTest {
         }
         assertThat(column(t.query(gsi("QUEUE#open")), "pk")).hasSize(7);
         IndexDescription after = db.describeTable("Tickets").index("GSI1");
-        assertThat(after.status()).isEqualTo("ACTIVE");
+        assertThat(after.status()).isEqualTo(IndexStatus.ACTIVE);
         assertThat(after.appliedLsn()).isGreaterThanOrEqualTo(before + 5); // one log record per put
         assertThat(after.lagLsn()).isZero();
         assertThat(after.lagMillis()).isZero();

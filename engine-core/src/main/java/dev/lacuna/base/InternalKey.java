@@ -1,0 +1,113 @@
+package dev.lacuna.base;
+
+import java.util.Arrays;
+import java.util.Comparator;
+
+/**
+ * Internal keys: a user key followed by an 8-byte trailer {@code sequence << 8 | kind}, big-endian.
+ * They order by user key (unsigned bytewise), then by trailer <em>descending</em>, so the newest version
+ * of a user key comes first and a seek to {@code (key, snapshot)} lands on the newest version visible at
+ * that snapshot. This is LevelDB's internal key, with Lacuna's kinds.
+ *
+ * <p>Sequence numbers are the write-ahead log's LSNs: every entry written by one log record carries that
+ * record's LSN. They are below 2<sup>56</sup>.
+ */
+public final class InternalKey {
+    /** The entry deletes the key: older versions are hidden. */
+    public static final int KIND_DELETE = 0;
+    /** The entry holds a value. */
+    public static final int KIND_PUT = 1;
+    /**
+     * The entry deletes a key that was put at most once since it was last deleted (index entries): when it
+     * meets that put in a compaction or in a memtable, both vanish, whatever the level.
+     */
+    public static final int KIND_SINGLE_DELETE = 2;
+
+    /** Largest sequence number; a seek with it finds the newest version. */
+    public static final long MAX_SEQUENCE = (1L << 56) - 1;
+    /** Bytes of the trailer. */
+    public static final int TRAILER_SIZE = 8;
+
+    /** Orders internal keys as described in the class comment. */
+    public static final Comparator<byte[]> COMPARATOR = InternalKey::compare;
+
+    private InternalKey() {
+    }
+
+    /** Encodes {@code userKey} with a sequence number and kind. */
+    public static byte[] encode(byte[] userKey, long sequence, int kind) {
+        byte[] k = Arrays.copyOf(userKey, userKey.length + TRAILER_SIZE);
+        putTrailer(k, userKey.length, sequence << 8 | kind);
+        return k;
+    }
+
+    /** The smallest internal key of {@code userKey} visible at {@code snapshot}: seek here to read at it. */
+    public static byte[] seekKey(byte[] userKey, long snapshot) {
+        return encode(userKey, snapshot, 0xFF);
+    }
+
+    /** Length of the user key inside {@code internalKey}. */
+    public static int userKeyLength(byte[] internalKey) {
+        return internalKey.length - TRAILER_SIZE;
+    }
+
+    /** A copy of the user key. */
+    public static byte[] userKey(byte[] internalKey) {
+        return Arrays.copyOf(internalKey, internalKey.length - TRAILER_SIZE);
+    }
+
+    /** The trailer {@code sequence << 8 | kind}. */
+    public static long trailer(byte[] internalKey) {
+        long t = 0;
+        for (int i = internalKey.length - TRAILER_SIZE; i < internalKey.length; i++) {
+            t = t << 8 | (internalKey[i] & 0xFF);
+        }
+        return t;
+    }
+
+    /** The sequence number. */
+    public static long sequence(byte[] internalKey) {
+        return trailer(internalKey) >>> 8;
+    }
+
+    /** The kind ({@link #KIND_PUT}, {@link #KIND_DELETE}, {@link #KIND_SINGLE_DELETE}). */
+    public static int kind(byte[] internalKey) {
+        return internalKey[internalKey.length - 1] & 0xFF;
+    }
+
+    /** Whether the entry is a deletion of either kind. */
+    public static boolean isDeletion(byte[] internalKey) {
+        return kind(internalKey) != KIND_PUT;
+    }
+
+    /** Compares internal keys: user key ascending, then trailer descending. */
+    public static int compare(byte[] a, byte[] b) {
+        int c = Arrays.compareUnsigned(a, 0, a.length - TRAILER_SIZE, b, 0, b.length - TRAILER_SIZE);
+        if (c != 0) {
+            return c;
+        }
+        return Long.compareUnsigned(trailer(b), trailer(a));
+    }
+
+    /** Compares the user-key parts of two internal keys. */
+    public static int compareUserKeys(byte[] a, byte[] b) {
+        return Arrays.compareUnsigned(a, 0, a.length - TRAILER_SIZE, b, 0, b.length - TRAILER_SIZE);
+    }
+
+    /** Compares the user key inside {@code internalKey} with a plain user key. */
+    public static int compareUserKey(byte[] internalKey, byte[] userKey) {
+        return Arrays.compareUnsigned(internalKey, 0, internalKey.length - TRAILER_SIZE, userKey, 0, userKey.length);
+    }
+
+    /** Whether two internal keys carry the same user key. */
+    public static boolean sameUserKey(byte[] a, byte[] b) {
+        return Arrays.equals(a, 0, a.length - TRAILER_SIZE, b, 0, b.length - TRAILER_SIZE);
+    }
+
+    private static void putTrailer(byte[] k, int offset, long trailer) {
+        for (int i = 7; i >= 0; i--) {
+            k[offset + i] = (byte) trailer;
+            trailer >>>= 8;
+        }
+    }
+}

@@ -1,0 +1,357 @@
+package dev.lacuna.engine;
+
+import dev.lacuna.IndexStatus;
+import dev.lacuna.IndexSpec;
+import dev.lacuna.ResourceInUseException;
+import dev.lacuna.ResourceNotFoundException;
+import dev.lacuna.TableDescription;
+import dev.lacuna.TableSpec;
+import dev.lacuna.ValidationException;
+import dev.lacuna.index.IndexKind;
+import dev.lacuna.index.IndexMaintainer;
+import dev.lacuna.lsm.Keyspace;
+import dev.lacuna.kv.KvSnapshot;
+import dev.lacuna.lsm.LsmStore;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.ServiceLoader;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.locks.Lock;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
+import java.util.function.Supplier;
+
+/**
+ * The tables of a database and their indexes. Each table and each index is a keyspace of the store, a
+ * table's spec and its indexes' keyspaces kept as the keyspace's descriptor in the manifest, so creating,
+ * changing or deleting a table is a durable manifest edit. Lookups are lock-free; changes are serialised on
+ * this object. Writes hold their table's lock shared ({@link #writeLock}); a change to a table's indexes
+ * holds it exclusively, so every write is logged knowing the indexes it must serve.
+ */
+final class Catalog implements AutoCloseable {
+    private final LsmStore kv;
+    private final Clock clock;
+    private final List<IndexKind> kinds = new ArrayList<>();
+    private final Map<String, TableSchema> byName = new ConcurrentHashMap<>();
+    private final Map<String, ReentrantReadWriteLock> locks = new ConcurrentHashMap<>();
+    private final int tokensKeyspace;
+
+    Catalog(LsmStore kv, Clock clock) {
+        this.kv = kv;
+        this.clock = clock;
+        ServiceLoader.load(IndexKind.class, Catalog.class.getClassLoader()).forEach(kinds::add);
+        int tokens = -1;
+        Set<Integer> indexKeyspaces = new HashSet<>();
+        List<TableSchema> tables = new ArrayList<>();
+        for (Keyspace k : kv.keyspaces()) {
+            TableCodec.Descriptor d = TableCodec.decode(k.id(), k.descriptor());
+            if (d.kind() == TableCodec.KIND_TOKENS) {
+                tokens = k.id();
+            } else if (d.kind() == TableCodec.KIND_INDEX) {
+                indexKeyspaces.add(k.id());
+            } else {
+                tables.add(d.table());
+            }
+        }
+        this.tokensKeyspace = tokens >= 0 ? tokens : kv.createKeyspace(1, TableCodec.encodeTokens()).id();
+        Set<String> liveCheckpoints = new HashSet<>();
+        for (TableSchema t : tables) {
+            for (IndexRef r : t.indexRefs()) {
+                indexKeyspaces.remove(r.keyspace());
+            }
+        }
+        for (int orphan : indexKeyspaces) { // a table or index creation cut short by a crash
+            kv.dropKeyspace(orphan);
+        }
+        for (TableSchema t : tables) {
+            TableSchema opened = open(restartBackfills(t));
+            for (LiveIndex l : opened.live()) {
+                liveCheckpoints.add(l.checkpointName());
+            }
+        }
+        for (String name : kv.logCheckpoints().keySet()) {
+            if (name.startsWith("index-") && !liveCheckpoints.contains(name)) {
+                kv.removeLogCheckpoint(name); // of an index dropped before a crash could remove it
+            }
+        }
+    }
+
+    /** The keyspace of transaction idempotency tokens. */
+    int tokensKeyspace() {
+        return tokensKeyspace;
+    }
+
+    /** The table named {@code name}; throws {@link ResourceNotFoundException} if there is none. */
+    TableSchema get(String name) {
+        TableSchema t = name == null ? null : byName.get(name);
+        if (t == null) {
+            throw new ResourceNotFoundException("Requested resource not found: Table: " + name + " not found");
+        }
+        return t;
+    }
+
+    /** Whether {@code table} is still the table of its name (not deleted, or deleted and created again). */
+    boolean isLive(TableSchema table) {
+        TableSchema now = byName.get(table.name());
+        return now != null && now.id() == table.id();
+    }
+
+    /** Throws {@link ResourceNotFoundException} if {@code table} was deleted since it was looked up. */
+    void requireLive(TableSchema table) {
+        if (!isLive(table)) {
+            throw new ResourceNotFoundException("Requested resource not found: Table: " + table.name()
+                    + " was deleted");
+        }
+    }
+
+    /**
+     * Runs a storage operation on {@code table}, reporting a table deleted meanwhile (its keyspace gone: the
+     * store's {@link IllegalArgumentException}) as not found.
+     */
+    <T> T whileLive(TableSchema table, Supplier<T> operation) {
+        try {
+            return operation.get();
+        } catch (IllegalArgumentException e) {
+            requireLive(table);
+            throw e;
+        }
+    }
+
+    /** The lock a write holds (shared) on table {@code name} from reading its schema until it is logged. */
+    Lock writeLock(String name) {
+        get(name);
+        return locks.computeIfAbsent(name, n -> new ReentrantReadWriteLock()).readLock();
+    }
+
+    private Lock changeLock(String name) {
+        return locks.computeIfAbsent(name, n -> new ReentrantReadWriteLock()).writeLock();
+    }
+
+    synchronized TableDescription create(TableSpec spec) {
+        if (byName.containsKey(spec.name())) {
+            throw new ResourceInUseException("Table already exists: " + spec.name());
+        }
+        spec.indexes().forEach(i -> kindOf(i.kind())); // every index kind must be available before anything is made
+        Instant now = clock.instant();
+        List<IndexRef> refs = new ArrayList<>();
+        for (IndexSpec index : spec.indexes()) {
+            refs.add(new IndexRef(index.name(), createIndexKeyspace(spec, index), false));
+        }
+        Keyspace k = kv.createKeyspace(spec.partitions(), TableCodec.encode(spec, now, refs));
+        TableSchema t = new TableSchema(k.id(), spec, now, refs, List.of());
+        for (IndexSpec index : spec.indexes()) {
+            if (index.kind() == IndexSpec.Kind.GLOBAL) {
+                kv.setLogCheckpoint(LiveIndex.checkpointName(t.indexKeyspace(index.name())), kv.lastSequence());
+            }
+        }
+        return open(t).describe();
+    }
+
+    private int createIndexKeyspace(TableSpec table, IndexSpec index) {
+        int partitions = index.kind() == IndexSpec.Kind.GLOBAL ? index.partitions() : table.partitions();
+        return kv.createKeyspace(partitions, TableCodec.encodeIndex(table.name(), index.name())).id();
+    }
+
+    /** Opens the maintainers of {@code t}'s indexes, publishes the table, then starts them. */
+    private TableSchema open(TableSchema t) {
+        Map<String, KvSnapshot> backfills = new HashMap<>();
+        for (IndexRef r : t.indexRefs()) {
+            if (r.creating()) {
+                KvSnapshot s = kv.snapshot();
+                kv.setLogCheckpoint(LiveIndex.checkpointName(r.keyspace()), s.sequence());
+                backfills.put(r.name(), s);
+            }
+        }
+        List<LiveIndex> live = new ArrayList<>();
+        for (IndexSpec index : t.spec().indexes()) {
+            live.add(openIndex(t, index, t.indexKeyspace(index.name())));
+        }
+        TableSchema opened = t.withLive(live);
+        byName.put(t.name(), opened);
+        for (LiveIndex l : live) {
+            l.maintainer().start(backfills.get(l.spec().name()));
+        }
+        return opened;
+    }
+
+    private LiveIndex openIndex(TableSchema t, IndexSpec index, int keyspace) {
+        TableIndexContext context = new TableIndexContext(this, kv, clock, t, index, keyspace);
+        IndexMaintainer m = kindOf(index.kind()).open(context);
+        return new LiveIndex(index, keyspace, m, context.readLock());
+    }
+
+    /** An index whose backfill a crash interrupted is built again from scratch, in a fresh keyspace. */
+    private TableSchema restartBackfills(TableSchema t) {
+        if (t.indexRefs().stream().noneMatch(IndexRef::creating)) {
+            return t;
+        }
+        List<IndexRef> refs = new ArrayList<>();
+        for (IndexRef r : t.indexRefs()) {
+            if (r.creating()) {
+                kv.removeLogCheckpoint(LiveIndex.checkpointName(r.keyspace()));
+                kv.dropKeyspace(r.keyspace());
+                refs.add(new IndexRef(r.name(), createIndexKeyspace(t.spec(), t.spec().index(r.name())), true));
+            } else {
+                refs.add(r);
+            }
+        }
+        kv.updateKeyspace(t.id(), TableCodec.encode(t.spec(), t.createdAt(), refs));
+        return new TableSchema(t.id(), t.spec(), t.createdAt(), refs, List.of());
+    }
+
+    private IndexKind kindOf(IndexSpec.Kind kind) {
+        for (IndexKind k : kinds) {
+            if (k.kind() == kind) {
+                return k;
+            }
+        }
+        throw new ValidationException("no implementation of " + kind + " secondary indexes is on the class path "
+                + "(add the engine-index module)");
+    }
+
+    /** Records that index {@code index} of {@code table} finished its backfill. */
+    synchronized void activated(String table, String index) {
+        TableSchema t = byName.get(table);
+        if (t == null || t.indexKeyspace(index) < 0) {
+            return; // deleted meanwhile
+        }
+        List<IndexRef> refs = new ArrayList<>();
+        for (IndexRef r : t.indexRefs()) {
+            refs.add(r.name().equals(index) ? new IndexRef(r.name(), r.keyspace(), false) : r);
+        }
+        kv.updateKeyspace(t.id(), TableCodec.encode(t.spec(), t.createdAt(), refs));
+        byName.put(table, new TableSchema(t.id(), t.spec(), t.createdAt(), refs, t.live()));
+    }
+
+    TableDescription update(TableSpec spec) {
+        List<LiveIndex> removed = new ArrayList<>();
+        TableDescription d = update(spec, removed);
+        // Outside the catalog's monitor: a maintainer finishing a backfill calls back into it (activated).
+        removed.forEach(this::dispose);
+        return d;
+    }
+
+    /** Stops an index's maintainer and drops its checkpoint and keyspace. */
+    private void dispose(LiveIndex l) {
+        l.maintainer().close();
+        if (!l.maintainer().synchronous()) {
+            kv.removeLogCheckpoint(l.checkpointName());
+        }
+        kv.dropKeyspace(l.keyspace());
+    }
+
+    private synchronized TableDescription update(TableSpec spec, List<LiveIndex> removed) {
+        TableSchema old = get(spec.name());
+        TableSpec o = old.spec();
+        if (!o.partitionKey().equals(spec.partitionKey()) || !Objects.equals(o.sortKey(), spec.sortKey())
+                || o.partitions() != spec.partitions()) {
+            throw new ValidationException("updateTable can change a table's indexes only, not its key schema or "
+                    + "partitions: table " + spec.name());
+        }
+        List<IndexSpec> added = new ArrayList<>();
+        for (IndexSpec index : spec.indexes()) {
+            IndexSpec before = o.index(index.name());
+            if (before == null) {
+                if (index.kind() == IndexSpec.Kind.LOCAL) {
+                    throw new ValidationException("local index " + index.name()
+                            + " can only be defined when the table is created");
+                }
+                kindOf(index.kind());
+                added.add(index);
+            } else if (!before.equals(index)) {
+                throw new ValidationException("index " + index.name() + " cannot be changed; delete it and create it "
+                        + "again under another name");
+            }
+        }
+        for (LiveIndex l : old.live()) {
+            if (spec.index(l.spec().name()) == null) {
+                if (l.spec().kind() == IndexSpec.Kind.LOCAL) {
+                    throw new ValidationException("local index " + l.spec().name() + " cannot be removed");
+                }
+                removed.add(l);
+            }
+        }
+        Lock lock = changeLock(spec.name());
+        lock.lock(); // no write of this table is between reading its schema and logging
+        try {
+            List<IndexRef> refs = new ArrayList<>();
+            List<LiveIndex> live = new ArrayList<>();
+            for (LiveIndex l : old.live()) {
+                if (!removed.contains(l)) {
+                    live.add(l);
+                    refs.add(new IndexRef(l.spec().name(), l.keyspace(), l.maintainer().status() == IndexStatus.CREATING));
+                }
+            }
+            Map<LiveIndex, KvSnapshot> backfills = new HashMap<>();
+            for (IndexSpec index : added) {
+                int keyspace = createIndexKeyspace(spec, index);
+                KvSnapshot snapshot = kv.snapshot(); // every write logged after it knows the new index
+                kv.setLogCheckpoint(LiveIndex.checkpointName(keyspace), snapshot.sequence());
+                refs.add(new IndexRef(index.name(), keyspace, true));
+                TableSchema partial = new TableSchema(old.id(), spec, old.createdAt(), refs, live);
+                LiveIndex l = openIndex(partial, index, keyspace);
+                live.add(l);
+                backfills.put(l, snapshot);
+            }
+            kv.updateKeyspace(old.id(), TableCodec.encode(spec, old.createdAt(), refs));
+            TableSchema t = new TableSchema(old.id(), spec, old.createdAt(), refs, live);
+            byName.put(spec.name(), t);
+            backfills.forEach((l, snapshot) -> l.maintainer().start(snapshot));
+            return t.describe();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    TableDescription delete(String name) {
+        TableSchema t = unpublish(name);
+        t.live().forEach(this::dispose);
+        kv.dropKeyspace(t.id());
+        return new TableDescription(t.spec(), t.id(), "DELETED", t.createdAt(), List.of());
+    }
+
+    /** Removes table {@code name} from the catalog once no write of it is in flight; new writes find it gone. */
+    private synchronized TableSchema unpublish(String name) {
+        TableSchema t = get(name);
+        Lock lock = changeLock(name);
+        lock.lock();
+        try {
+            byName.remove(name);
+        } finally {
+            lock.unlock();
+        }
+        return t;
+    }
+
+    List<String> names() {
+        return byName.keySet().stream().sorted().toList();
+    }
+
+    /** Stops every index maintainer. */
+    @Override
+    public void close() {
+        RuntimeException error = null;
+        for (TableSchema t : byName.values()) {
+            for (LiveIndex l : t.live()) {
+                try {
+                    l.maintainer().close();
+                } catch (RuntimeException e) {
+                    if (error == null) {
+                        error = e;
+                    } else {
+                        error.addSuppressed(e);
+                    }
+                }
+            }
+        }
+        if (error != null) {
+            throw error;
+        }
+    }
+}

@@ -1,0 +1,152 @@
+package dev.lacuna.engine;
+
+import dev.lacuna.BatchGetItem;
+import dev.lacuna.BatchGetResult;
+import dev.lacuna.DatabaseOptions;
+import dev.lacuna.DeleteItem;
+import dev.lacuna.GetItem;
+import dev.lacuna.Item;
+import dev.lacuna.Page;
+import dev.lacuna.PutItem;
+import dev.lacuna.Query;
+import dev.lacuna.Scan;
+import dev.lacuna.TableDescription;
+import dev.lacuna.TableSpec;
+import dev.lacuna.TransactGet;
+import dev.lacuna.TransactWrite;
+import dev.lacuna.UpdateItem;
+import dev.lacuna.item.KeyEncoding;
+import dev.lacuna.kv.KeyspaceRouter;
+import dev.lacuna.kv.KvOptions;
+import dev.lacuna.kv.KvStats;
+import dev.lacuna.lsm.LsmStore;
+import dev.lacuna.storage.Durability;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * The item engine behind {@link dev.lacuna.Database}: one store, the catalog of its tables and indexes, and a
+ * class per kind of request — {@link Writes} (the write path), {@link PointReads} (items by key) and
+ * {@link Queries} (queries and scans). Thread-safe; each method is the {@code Database} method of its name.
+ */
+public final class ItemEngine implements AutoCloseable {
+    private final LsmStore kv;
+    private final Catalog catalog;
+    private final Writes writes;
+    private final PointReads pointReads;
+    private final Queries queries;
+
+    private ItemEngine(LsmStore kv, DatabaseOptions options) {
+        this.kv = kv;
+        this.catalog = new Catalog(kv, options.clock());
+        this.writes = new Writes(kv, catalog, options.clock(), options.durability());
+        this.pointReads = new PointReads(kv, catalog);
+        this.queries = new Queries(kv);
+    }
+
+    /** Opens (creating if needed) the store in {@code dir} and the engine over it; recovers after a crash. */
+    public static ItemEngine open(Path dir, DatabaseOptions options) {
+        Objects.requireNonNull(dir, "dir");
+        Objects.requireNonNull(options, "options");
+        KvOptions storage = options.storage().toBuilder().vfs(options.vfs()).durability(options.durability())
+                .clock(options.clock()).partitions(1).keyspaceRouter(KeyspaceRouter.FIRST_FOUR_BYTES)
+                .keyPrefix(KeyEncoding::partitionPrefixLength).build();
+        LsmStore kv = LsmStore.open(dir, storage);
+        try {
+            return new ItemEngine(kv, options);
+        } catch (RuntimeException e) {
+            try {
+                kv.close();
+            } catch (RuntimeException suppressed) {
+                e.addSuppressed(suppressed);
+            }
+            throw e;
+        }
+    }
+
+    public TableDescription createTable(TableSpec spec) {
+        return catalog.create(Objects.requireNonNull(spec, "spec"));
+    }
+
+    public TableDescription describeTable(String name) {
+        return catalog.get(name).describe();
+    }
+
+    public List<String> listTables() {
+        return catalog.names();
+    }
+
+    public TableDescription updateTable(TableSpec spec) {
+        return catalog.update(Objects.requireNonNull(spec, "spec"));
+    }
+
+    public TableDescription deleteTable(String name) {
+        return catalog.delete(name);
+    }
+
+    /** Throws {@link dev.lacuna.ResourceNotFoundException} unless table {@code name} exists. */
+    public void requireTable(String name) {
+        catalog.get(name);
+    }
+
+    public Optional<Item> getItem(String table, GetItem request) {
+        return pointReads.get(table, request);
+    }
+
+    public Optional<Item> putItem(String table, PutItem request) {
+        return writes.write(table, request, request.returnValues(), request.durability());
+    }
+
+    public Optional<Item> updateItem(String table, UpdateItem request) {
+        return writes.write(table, request, request.returnValues(), request.durability());
+    }
+
+    public Optional<Item> deleteItem(String table, DeleteItem request) {
+        return writes.write(table, request, request.returnValues(), request.durability());
+    }
+
+    public Page query(String table, Query request) {
+        TableSchema t = catalog.get(table);
+        return catalog.whileLive(t, () -> queries.query(t, request));
+    }
+
+    public Page scan(String table, Scan request) {
+        TableSchema t = catalog.get(table);
+        return catalog.whileLive(t, () -> queries.scan(t, request));
+    }
+
+    public BatchGetResult batchGetItem(BatchGetItem request) {
+        return pointReads.batchGet(request);
+    }
+
+    public void batchWriteItem(List<TransactWrite> items) {
+        writes.batchWrite(items);
+    }
+
+    public void transactWriteItems(List<TransactWrite> items, String clientRequestToken, Durability durability) {
+        writes.transact(items, clientRequestToken, durability);
+    }
+
+    public List<Optional<Item>> transactGetItems(List<TransactGet> gets) {
+        return pointReads.transactGet(gets);
+    }
+
+    public KvStats storageStats() {
+        return kv.stats();
+    }
+
+    public void flush() {
+        kv.flush();
+    }
+
+    @Override
+    public void close() {
+        try {
+            catalog.close();
+        } finally {
+            kv.close();
+        }
+    }
+}

@@ -1,0 +1,23 @@
+package dev.lacuna.engine;
+
+import dev.lacuna.IndexSpec;
+import dev.lacuna.index.IndexMaintainer;
+
+/**
+ * An index of an open table: its spec, its keyspace, and its maintainer.
+ *
+ * @param spec       the index's specification
+ * @param keyspace   the keyspace holding its entries
+ * @param maintainer what keeps it
+ * @param readLock   held by a query or scan of the index while it reads a page, so that it sees each log
+ *                   record's index changes whole (see {@link TableIndexContext#apply})
+ */
+record LiveIndex(IndexSpec spec, int keyspace, IndexMaintainer maintainer, java.util.concurrent.locks.Lock readLock) {
+    String checkpointName() {
+        return checkpointName(keyspace);
+    }
+
+    static String checkpointName(int keyspace) {
+        return "index-" + keyspace;
+    }
+}

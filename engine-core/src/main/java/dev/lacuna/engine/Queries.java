@@ -1,0 +1,447 @@
+package dev.lacuna.engine;
+
+import dev.lacuna.AttributeValue;
+import dev.lacuna.IndexSpec;
+import dev.lacuna.IndexStatus;
+import dev.lacuna.Item;
+import dev.lacuna.Key;
+import dev.lacuna.KeyAttribute;
+import dev.lacuna.Page;
+import dev.lacuna.Query;
+import dev.lacuna.ReadYourWritesTimeoutException;
+import dev.lacuna.Scan;
+import dev.lacuna.ValidationException;
+import dev.lacuna.storage.LacunaException;
+import dev.lacuna.expr.ConditionExpression;
+import dev.lacuna.expr.KeyConditionExpression;
+import dev.lacuna.expr.KeyTerm;
+import dev.lacuna.expr.Placeholders;
+import dev.lacuna.expr.ProjectionExpression;
+import dev.lacuna.item.ItemCodec;
+import dev.lacuna.item.ItemSize;
+import dev.lacuna.item.KeyEncoding;
+import dev.lacuna.kv.KvCursor;
+import dev.lacuna.kv.KvSnapshot;
+import dev.lacuna.lsm.LsmStore;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.locks.Lock;
+import java.util.zip.CRC32C;
+
+/**
+ * Range reads of tables and indexes: query (one partition key's items in sort-key order, as one range of
+ * the store), scan (partition by partition, segments for parallel scans), with filters, projections
+ * and pages that end after {@code limit} items or {@value #PAGE_BYTES} bytes of items read.
+ */
+final class Queries {
+    /** A page of a query or scan reads at most this many bytes of items (DynamoDB's 1 MB). */
+    static final long PAGE_BYTES = 1 << 20;
+
+    private final LsmStore kv;
+
+    Queries(LsmStore kv) {
+        this.kv = kv;
+    }
+
+    Page query(TableSchema table, Query q) {
+        Target target = target(table, q);
+        Placeholders placeholders = Placeholders.of(q.names(), q.values());
+        KeyConditionExpression keyCondition = KeyConditionExpression.parse(q.keyCondition(), placeholders);
+        ConditionExpression filter = q.filter() == null ? null : ConditionExpression.parseFilter(q.filter(), placeholders);
+        ProjectionExpression projection = q.projection() == null ? null
+                : ProjectionExpression.parse(q.projection(), placeholders);
+        placeholders.requireAllUsed();
+        checkCount(q.isCount(), projection);
+        if (filter != null) {
+            for (String name : filter.attributeNames()) {
+                if (name.equals(target.pk.name()) || (target.sk != null && name.equals(target.sk.name()))) {
+                    throw new ValidationException("Filter Expression can only contain non-primary key attributes: "
+                            + "Primary key attribute: " + name);
+                }
+            }
+        }
+        KeyConditionExpression.KeyRange range = keyCondition.resolve(target.pk.name(),
+                target.sk == null ? null : target.sk.name());
+        AttributeValue pk = range.partitionValue();
+        checkConditionType(target.pk, pk);
+        Key.of(target.pk.name(), pk); // validates the value as a key value
+        byte[] prefix = KeyEncoding.encodePartitionPrefix(target.keyspace, pk);
+        byte[] lo = prefix;
+        byte[] hi = prefixEnd(prefix);
+        if (range.sortKeyCondition().isPresent()) {
+            KeyTerm term = range.sortKeyCondition().get();
+            KeyAttribute sk = target.sk;
+            checkConditionType(sk, term.value());
+            if (term.upperValue() != null) {
+                checkConditionType(sk, term.upperValue());
+            }
+            if (term.operator() == KeyTerm.Operator.BEGINS_WITH) {
+                if (sk.type() == AttributeValue.Type.N) {
+                    throw new ValidationException("Invalid KeyConditionExpression: Incorrect operand type for operator "
+                            + "or function; operator or function: begins_with, operand type: N");
+                }
+                byte[] p = KeyEncoding.encodeSortKeyPrefix(target.keyspace, pk, term.value());
+                lo = p;
+                hi = prefixEnd(p);
+            } else {
+                if (term.operator() == KeyTerm.Operator.BETWEEN
+                        && compare(target.bound(pk, term.value()), target.bound(pk, term.upperValue())) > 0) {
+                    throw new ValidationException("Invalid KeyConditionExpression: The BETWEEN operator requires upper "
+                            + "bound to be greater than or equal to lower bound; lower bound operand: " + term.value()
+                            + ", upper bound operand: " + term.upperValue());
+                }
+                if (term.lower().isPresent()) {
+                    KeyTerm.Bound b = term.lower().get();
+                    byte[] k = target.bound(pk, b.value());
+                    lo = b.inclusive() ? k : target.pastEqual(k);
+                }
+                if (term.upper().isPresent()) {
+                    KeyTerm.Bound b = term.upper().get();
+                    byte[] k = target.bound(pk, b.value());
+                    hi = b.inclusive() ? target.pastEqual(k) : k;
+                }
+            }
+        }
+        if (q.exclusiveStartKey() != null) {
+            byte[] k = target.startKey(q.exclusiveStartKey(), pk, range.sortKeyCondition().orElse(null));
+            if (q.forward()) {
+                lo = max(lo, after(k));
+            } else {
+                hi = min(hi, k);
+            }
+        }
+        if (q.consistentRead() && target.index != null && !target.index.maintainer().synchronous()) {
+            throw new ValidationException("Consistent reads are not supported on global secondary indexes");
+        }
+        if (target.index != null && q.readYourWrites() != null) {
+            awaitIndex(target.index, q.readYourWrites());
+        }
+        PageBuilder page = new PageBuilder(target, filter, projection, q.isCount(), q.limit());
+        if (hi != null && compare(lo, hi) >= 0) {
+            return page.build();
+        }
+        Lock lock = target.index == null ? null : target.index.readLock();
+        if (lock != null) {
+            lock.lock();
+        }
+        try (KvCursor c = kv.scanPrefix(prefix, lo, hi, !q.forward(), null)) {
+            for (; c.valid() && !page.full(); c.next()) {
+                page.add(c.key(), c.value());
+            }
+            page.deadEntries += c.deadEntriesSkipped();
+        } finally {
+            if (lock != null) {
+                lock.unlock();
+            }
+        }
+        return page.build();
+    }
+
+    /** Waits until the index has applied every write acknowledged before now. */
+    private void awaitIndex(LiveIndex index, java.time.Duration timeout) {
+        long lsn = kv.lastSequence();
+        try {
+            if (!index.maintainer().awaitApplied(lsn, timeout)) {
+                throw new ReadYourWritesTimeoutException("index " + index.spec().name() + " had not applied LSN " + lsn
+                        + " after " + timeout + " (it is at " + index.maintainer().appliedLsn() + ")");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new ReadYourWritesTimeoutException("interrupted while waiting for index " + index.spec().name());
+        }
+    }
+
+    /** What a query reads: the table itself, or one of its indexes. */
+    private Target target(TableSchema table, Query q) {
+        if (q.index() == null) {
+            if (q.readYourWrites() != null) {
+                throw new ValidationException("readYourWrites applies to index queries; table reads are always "
+                        + "strongly consistent");
+            }
+            return tableTarget(table);
+        }
+        return indexTarget(table, q.index());
+    }
+
+    private static Target tableTarget(TableSchema table) {
+        return new Target(table, null, table.id(), table.spec().partitionKey(), table.spec().sortKey());
+    }
+
+    private static Target indexTarget(TableSchema table, String name) {
+        IndexSpec spec = table.spec().index(name);
+        LiveIndex index = table.liveIndex(name);
+        if (spec == null || index == null) {
+            throw new ValidationException("The table does not have the specified index: " + name);
+        }
+        IndexStatus status = index.maintainer().status();
+        if (status == IndexStatus.CREATING) {
+            throw new ValidationException("Cannot read from backfilling global secondary index: " + name);
+        }
+        if (status != IndexStatus.ACTIVE) {
+            throw new LacunaException("index " + name + " of table " + table.name() + " is " + status);
+        }
+        return new Target(table, index, index.keyspace(), spec.partitionKey(), spec.sortKey());
+    }
+
+    /** The keyspace a query reads and how its keys are made. */
+    private record Target(TableSchema table, LiveIndex index, int keyspace, KeyAttribute pk, KeyAttribute sk) {
+        /** The key (table) or key prefix (index) of the entries whose sort key is {@code sortValue}. */
+        byte[] bound(AttributeValue pkValue, AttributeValue sortValue) {
+            Key.of(pk.name(), pkValue, sk.name(), sortValue); // validates both as key values
+            return KeyEncoding.encodeKey(keyspace, pkValue, sortValue);
+        }
+
+        /** Past every entry that {@link #bound} {@code k} starts. */
+        byte[] pastEqual(byte[] k) {
+            return index == null ? after(k) : prefixEnd(k);
+        }
+
+        /** The encoded exclusive start key, checked against the schema and the key condition. */
+        byte[] startKey(Map<String, AttributeValue> map, AttributeValue pkValue, KeyTerm sortTerm) {
+            Key base = index == null ? table.keyFromMap(map, "ExclusiveStartKey")
+                    : table.keyFromMap(baseKeyOf(map), "ExclusiveStartKey");
+            AttributeValue startPk = index == null ? base.partitionKey() : map.get(pk.name());
+            AttributeValue startSk = index == null ? base.sortKey() : sk == null ? null : map.get(sk.name());
+            if (startPk == null || (sk != null && startSk == null)) {
+                throw new ValidationException("The provided starting key is invalid: it must hold the index keys "
+                        + pk.name() + (sk == null ? "" : ", " + sk.name()) + " and the table's key");
+            }
+            if (!startPk.equals(pkValue)) {
+                throw new ValidationException("The provided starting key is invalid: its partition key does not match "
+                        + "the query's");
+            }
+            if (sortTerm != null && !sortTerm.matches(startSk)) {
+                throw new ValidationException("The provided starting key does not match the range key predicate");
+            }
+            return encodeStart(map);
+        }
+
+        /** The encoded key of an exclusive start key, checked against the schema (table's or index's and table's). */
+        byte[] encodeStart(Map<String, AttributeValue> map) {
+            if (index == null) {
+                return table.encode(table.keyFromMap(map, "ExclusiveStartKey"));
+            }
+            Key base = table.keyFromMap(baseKeyOf(map), "ExclusiveStartKey");
+            AttributeValue startPk = map.get(pk.name());
+            AttributeValue startSk = sk == null ? null : map.get(sk.name());
+            checkConditionType(pk, startPk);
+            Key.of(pk.name(), startPk);
+            if (sk != null) {
+                checkConditionType(sk, startSk);
+                Key.of(pk.name(), startPk, sk.name(), startSk);
+            }
+            return KeyEncoding.encodeIndexKey(keyspace, startPk, startSk, base);
+        }
+
+        /** Hash partitions of the keyspace read. */
+        int partitions() {
+            if (index == null || index.spec().kind() == IndexSpec.Kind.LOCAL) {
+                return table.spec().partitions();
+            }
+            return index.spec().partitions();
+        }
+
+        /** The table's key out of an index query's start key, which must hold exactly the index's and the table's keys. */
+        private Map<String, AttributeValue> baseKeyOf(Map<String, AttributeValue> map) {
+            java.util.Set<String> required = new java.util.HashSet<>();
+            required.add(pk.name());
+            if (sk != null) {
+                required.add(sk.name());
+            }
+            required.add(table.pkName());
+            if (table.skName() != null) {
+                required.add(table.skName());
+            }
+            if (!map.keySet().equals(required)) {
+                throw new ValidationException("The provided starting key is invalid: it must hold exactly " + required
+                        + ", not " + map.keySet());
+            }
+            Map<String, AttributeValue> base = new java.util.LinkedHashMap<>();
+            base.put(table.pkName(), map.get(table.pkName()));
+            if (table.skName() != null) {
+                base.put(table.skName(), map.get(table.skName()));
+            }
+            return base;
+        }
+
+        /** What a page's last evaluated key holds for {@code item}. */
+        Map<String, AttributeValue> lastKey(Item item) {
+            Map<String, AttributeValue> key = new java.util.LinkedHashMap<>(
+                    Key.from(item, table.pkName(), table.skName()).attributes());
+            if (index != null) {
+                key.put(pk.name(), item.get(pk.name()));
+                if (sk != null) {
+                    key.put(sk.name(), item.get(sk.name()));
+                }
+            }
+            return key;
+        }
+    }
+
+    Page scan(TableSchema table, Scan s) {
+        Placeholders placeholders = Placeholders.of(s.names(), s.values());
+        ConditionExpression filter = s.filter() == null ? null : ConditionExpression.parseFilter(s.filter(), placeholders);
+        ProjectionExpression projection = s.projection() == null ? null
+                : ProjectionExpression.parse(s.projection(), placeholders);
+        placeholders.requireAllUsed();
+        checkCount(s.isCount(), projection);
+        Target target = s.index() == null ? tableTarget(table) : indexTarget(table, s.index());
+        int partitions = target.partitions();
+        int total = s.totalSegments();
+        int segment = s.segment();
+        // With no more segments than partitions, a segment is a set of whole partitions; with more, each
+        // partition is shared by several segments, which split it by a hash of the partition key.
+        List<Integer> parts = new ArrayList<>();
+        for (int p = segment % partitions; p < partitions; p += Math.min(total, partitions)) {
+            parts.add(p);
+            if (total > partitions) {
+                break;
+            }
+        }
+        int shares = total > partitions ? (total - segment % partitions + partitions - 1) / partitions : 1;
+        int share = total > partitions ? segment / partitions : 0;
+        int first = 0;
+        byte[] lowest = TableSchema.idBytes(target.keyspace);
+        byte[] highest = TableSchema.idBytes(target.keyspace + 1);
+        byte[] lo = lowest;
+        if (s.exclusiveStartKey() != null) {
+            byte[] k = target.encodeStart(s.exclusiveStartKey());
+            first = parts.indexOf(kv.partitionOf(k));
+            if (first < 0 || (shares > 1 && shareOf(k, shares) != share)) {
+                throw new ValidationException("The provided starting key is invalid: it is not in segment " + segment
+                        + " of " + total);
+            }
+            lo = after(k);
+        }
+        PageBuilder page = new PageBuilder(target, filter, projection, s.isCount(), s.limit());
+        Lock lock = target.index == null ? null : target.index.readLock();
+        if (lock != null) {
+            lock.lock();
+        }
+        try {
+            scanParts(target, parts, first, lo, lowest, highest, shares, share, page);
+        } finally {
+            if (lock != null) {
+                lock.unlock();
+            }
+        }
+        return page.build();
+    }
+
+    private void scanParts(Target target, List<Integer> parts, int first, byte[] lo, byte[] lowest, byte[] highest,
+                           int shares, int share, PageBuilder page) {
+        for (int i = first; i < parts.size() && !page.full(); i++) {
+            try (KvCursor c = kv.scanPartition(target.keyspace, parts.get(i), lo, highest, false, null)) {
+                for (; c.valid() && !page.full(); c.next()) {
+                    if (shares == 1 || shareOf(c.key(), shares) == share) {
+                        page.add(c.key(), c.value());
+                    }
+                }
+                page.deadEntries += c.deadEntriesSkipped();
+            }
+            lo = lowest;
+        }
+    }
+
+    private static int shareOf(byte[] key, int shares) {
+        CRC32C crc = new CRC32C();
+        crc.update(key, 0, KeyEncoding.partitionPrefixLength(key));
+        return (int) (crc.getValue() % shares);
+    }
+
+    private static void checkCount(boolean count, ProjectionExpression projection) {
+        if (count && projection != null) {
+            throw new ValidationException("Cannot specify the ProjectionExpression when choosing to get only the COUNT");
+        }
+    }
+
+    private static void checkConditionType(KeyAttribute key, AttributeValue value) {
+        if (value.type() != key.type()) {
+            throw new ValidationException("One or more parameter values were invalid: Condition parameter type does not "
+                    + "match schema type: " + key.name() + " is " + key.type() + ", the condition gives " + value.type());
+        }
+    }
+
+    private static byte[] sortKey(TableSchema table, AttributeValue pk, AttributeValue sk) {
+        return table.encode(Key.of(table.pkName(), pk, table.skName(), sk));
+    }
+
+    /** The smallest byte string greater than {@code key}: {@code key + 0x00}. */
+    static byte[] after(byte[] key) {
+        return Arrays.copyOf(key, key.length + 1);
+    }
+
+    /** The smallest byte string greater than every string starting with {@code prefix}, or null if there is none. */
+    static byte[] prefixEnd(byte[] prefix) {
+        for (int i = prefix.length - 1; i >= 0; i--) {
+            if (prefix[i] != (byte) 0xFF) {
+                byte[] end = Arrays.copyOf(prefix, i + 1);
+                end[i]++;
+                return end;
+            }
+        }
+        return null;
+    }
+
+    private static int compare(byte[] a, byte[] b) {
+        return Arrays.compareUnsigned(a, b);
+    }
+
+    private static byte[] max(byte[] a, byte[] b) {
+        return compare(a, b) >= 0 ? a : b;
+    }
+
+    private static byte[] min(byte[] a, byte[] b) {
+        return a == null ? b : compare(a, b) <= 0 ? a : b;
+    }
+
+    /** Collects one page: counts, the filter, the projection, and where it ends. */
+    private static final class PageBuilder {
+        private final Target target;
+        private final ConditionExpression filter;
+        private final ProjectionExpression projection;
+        private final boolean count;
+        private final int limit;
+        private final List<Item> items = new ArrayList<>();
+        private int matched;
+        private int scanned;
+        private long bytes;
+        private Item last;
+        long deadEntries;
+
+        PageBuilder(Target target, ConditionExpression filter, ProjectionExpression projection, boolean count,
+                    int limit) {
+            this.target = target;
+            this.filter = filter;
+            this.projection = projection;
+            this.count = count;
+            this.limit = limit;
+        }
+
+        boolean full() {
+            return (limit > 0 && scanned >= limit) || bytes >= PAGE_BYTES;
+        }
+
+        void add(byte[] key, byte[] value) {
+            // A corrupt value is reported as <item>: building a name from the key here would cost every read.
+            Item item = ItemCodec.decode(value);
+            scanned++;
+            bytes += ItemSize.of(item);
+            last = item;
+            if (filter != null && !filter.test(item.attributes())) {
+                return;
+            }
+            matched++;
+            if (!count) {
+                items.add(projection == null ? item : Item.of(projection.project(item.attributes())));
+            }
+        }
+
+        Page build() {
+            Map<String, AttributeValue> lastKey = full() && last != null ? target.lastKey(last) : null;
+            return new Page(items, matched, scanned, lastKey, deadEntries);
+        }
+    }
+}

@@ -1,0 +1,164 @@
+package dev.lacuna.engine;
+
+import dev.lacuna.AttributeValue;
+import dev.lacuna.IndexSpec;
+import dev.lacuna.KeyAttribute;
+import dev.lacuna.TableSpec;
+import dev.lacuna.storage.CorruptionException;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The descriptor a keyspace carries in the manifest: what the keyspace is (a table, or the database's
+ * own idempotency-token keyspace) and, for a table, its spec. Layout in {@code FORMAT.md} beside this
+ * class ("Keyspace descriptor", version {@value #VERSION}).
+ */
+final class TableCodec {
+    static final int VERSION = 2;
+    static final int KIND_INDEX = 3;
+    static final int KIND_TABLE = 1;
+    static final int KIND_TOKENS = 2;
+
+    private TableCodec() {
+    }
+
+    /** A decoded descriptor: its kind and, for a table, the schema. */
+    record Descriptor(int kind, TableSchema table) {
+    }
+
+    static byte[] encodeTokens() {
+        return new byte[] {VERSION, KIND_TOKENS};
+    }
+
+    /** The descriptor of an index keyspace: which table and index it belongs to (for tools and clean-up). */
+    static byte[] encodeIndex(String table, String index) {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        try (DataOutputStream out = new DataOutputStream(bytes)) {
+            out.writeByte(VERSION);
+            out.writeByte(KIND_INDEX);
+            out.writeUTF(table);
+            out.writeUTF(index);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return bytes.toByteArray();
+    }
+
+    static byte[] encode(TableSpec spec, Instant createdAt, List<IndexRef> refs) {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        try (DataOutputStream out = new DataOutputStream(bytes)) {
+            out.writeByte(VERSION);
+            out.writeByte(KIND_TABLE);
+            out.writeUTF(spec.name());
+            writeKey(out, spec.partitionKey());
+            writeKey(out, spec.sortKey());
+            out.writeInt(spec.partitions());
+            out.writeLong(createdAt.toEpochMilli());
+            out.writeShort(spec.indexes().size());
+            for (IndexSpec index : spec.indexes()) {
+                out.writeUTF(index.name());
+                out.writeByte(index.kind().ordinal());
+                writeKey(out, index.partitionKey());
+                writeKey(out, index.sortKey());
+                out.writeByte(index.projection().ordinal());
+                out.writeShort(index.nonKeyAttributes().size());
+                for (String a : index.nonKeyAttributes()) {
+                    out.writeUTF(a);
+                }
+                out.writeInt(index.partitions());
+                IndexRef ref = refs.stream().filter(r -> r.name().equals(index.name())).findFirst()
+                        .orElseThrow(() -> new IllegalArgumentException("no keyspace for index " + index.name()));
+                out.writeInt(ref.keyspace());
+                out.writeBoolean(ref.creating());
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e); // cannot happen in memory
+        }
+        return bytes.toByteArray();
+    }
+
+    private static void writeKey(DataOutputStream out, KeyAttribute key) throws IOException {
+        if (key == null) {
+            out.writeByte(0);
+            return;
+        }
+        out.writeByte(1 + key.type().ordinal());
+        out.writeUTF(key.name());
+    }
+
+    /**
+     * Decodes a descriptor of keyspace {@code id}.
+     *
+     * @throws CorruptionException naming the manifest if the bytes are not a descriptor this version writes
+     */
+    static Descriptor decode(int id, byte[] bytes) {
+        try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(bytes))) {
+            int version = in.readUnsignedByte();
+            if (version < 1 || version > VERSION) {
+                throw corrupt(id, "unsupported descriptor version " + version);
+            }
+            int kind = in.readUnsignedByte();
+            if (kind == KIND_TOKENS || kind == KIND_INDEX) {
+                return new Descriptor(kind, null);
+            }
+            if (kind != KIND_TABLE) {
+                throw corrupt(id, "unknown keyspace kind " + kind);
+            }
+            String name = in.readUTF();
+            KeyAttribute pk = readKey(in);
+            KeyAttribute sk = readKey(in);
+            int partitions = in.readInt();
+            Instant createdAt = Instant.ofEpochMilli(in.readLong());
+            int count = in.readUnsignedShort();
+            List<IndexSpec> indexes = new ArrayList<>();
+            List<IndexRef> refs = new ArrayList<>();
+            for (int i = 0; i < count; i++) {
+                String indexName = in.readUTF();
+                IndexSpec.Kind indexKind = IndexSpec.Kind.values()[in.readUnsignedByte()];
+                KeyAttribute ipk = readKey(in);
+                KeyAttribute isk = readKey(in);
+                IndexSpec.Projection projection = IndexSpec.Projection.values()[in.readUnsignedByte()];
+                int n = in.readUnsignedShort();
+                List<String> include = new ArrayList<>();
+                for (int j = 0; j < n; j++) {
+                    include.add(in.readUTF());
+                }
+                indexes.add(new IndexSpec(indexName, indexKind, ipk, isk, projection, include, in.readInt()));
+                if (version >= 2) {
+                    refs.add(new IndexRef(indexName, in.readInt(), in.readBoolean()));
+                } else {
+                    throw corrupt(id, "a version 1 descriptor has indexes without keyspaces");
+                }
+            }
+            if (in.available() != 0) {
+                throw corrupt(id, in.available() + " bytes after the descriptor");
+            }
+            return new Descriptor(kind, new TableSchema(id, new TableSpec(name, pk, sk, partitions, indexes), createdAt,
+                    refs, List.of()));
+        } catch (IOException | RuntimeException e) {
+            if (e instanceof CorruptionException c) {
+                throw c;
+            }
+            throw corrupt(id, "malformed descriptor: " + e);
+        }
+    }
+
+    private static KeyAttribute readKey(DataInputStream in) throws IOException {
+        int type = in.readUnsignedByte();
+        if (type == 0) {
+            return null;
+        }
+        return new KeyAttribute(in.readUTF(), AttributeValue.Type.values()[type - 1]);
+    }
+
+    private static CorruptionException corrupt(int id, String what) {
+        return new CorruptionException("MANIFEST", 0, "keyspace " + id + ": " + what);
+    }
+}

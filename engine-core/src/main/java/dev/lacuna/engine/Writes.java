@@ -1,0 +1,313 @@
+package dev.lacuna.engine;
+
+import dev.lacuna.BatchWriteItem;
+import dev.lacuna.TransactWrite;
+import dev.lacuna.WriteOp;
+import dev.lacuna.item.KeyEncoding;
+import java.util.HashSet;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.locks.Lock;
+import dev.lacuna.AttributeValue;
+import dev.lacuna.CancellationReason;
+import dev.lacuna.ConditionalCheckFailedException;
+import dev.lacuna.IdempotentParameterMismatchException;
+import dev.lacuna.Item;
+import dev.lacuna.ReturnValues;
+import dev.lacuna.TransactionCanceledException;
+import dev.lacuna.ValidationException;
+import dev.lacuna.storage.Durability;
+import dev.lacuna.index.IndexDiff;
+import dev.lacuna.index.IndexEntry;
+import dev.lacuna.item.ItemCodec;
+import dev.lacuna.lsm.LsmStore;
+import dev.lacuna.kv.WriteBatch;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * The item write path (ARCHITECTURE.md, "Write path"), top to bottom: hold the tables' write locks (so
+ * their index specifications stay as read), check the request completely ({@link PreparedWrite}), take the
+ * items' lock stripes, read the items as they stand (the before-images), evaluate every condition, compute
+ * the after-images, and log them as one record, which also makes them visible; release the locks, then wait
+ * for the durability asked. A single write, a batch and a transaction differ only in what a failed
+ * condition does.
+ */
+final class Writes {
+    /** How long a transaction's client request token is remembered (DynamoDB's rule). */
+    static final Duration TOKEN_LIFETIME = Duration.ofMinutes(10);
+
+    private final LsmStore kv;
+    private final Catalog catalog;
+    private final ItemLocks locks = new ItemLocks();
+    private final Clock clock;
+    private final Durability defaultDurability;
+
+    Writes(LsmStore kv, Catalog catalog, Clock clock, Durability defaultDurability) {
+        this.kv = kv;
+        this.catalog = catalog;
+        this.clock = clock;
+        this.defaultDurability = defaultDurability;
+    }
+
+    /**
+     * A put, update or delete of one item of {@code table}.
+     *
+     * @param durability the request's durability, or null for the database's
+     * @return what {@code returnValues} asks for, if anything
+     */
+    Optional<Item> write(String table, WriteOp op, ReturnValues returnValues, Durability durability) {
+        Lock lock = catalog.writeLock(table);
+        lock.lock(); // the schema read here (its indexes) stays current until the write is logged
+        try {
+            TableSchema t = catalog.get(table);
+            PreparedWrite w = PreparedWrite.prepare(t, op, returnValues);
+            Durability d = durability == null ? defaultDurability : durability;
+            return Optional.ofNullable(catalog.whileLive(t, () -> single(w, returnValues, d)));
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Puts and deletes across tables, checked whole and applied as one atomic write (none left unprocessed). */
+    void batchWrite(List<TransactWrite> items) {
+        RequestLimits.checkCount("BatchWriteItem", items.size(), BatchWriteItem.MAX_WRITES);
+        withTableLocks(items, () -> {
+            List<PreparedWrite> prepared = prepareAll(items, "BatchWriteItem");
+            RequestLimits.checkPutBytes("BatchWriteItem", items, RequestLimits.BATCH_WRITE_BYTES);
+            runAtomic(prepared, null, null, defaultDurability);
+        });
+    }
+
+    /**
+     * A transaction: up to 100 writes on distinct items, all or nothing, with an optional idempotency token.
+     *
+     * @param durability the transaction's durability, or null for the database's
+     */
+    void transact(List<TransactWrite> items, String clientRequestToken, Durability durability) {
+        RequestLimits.checkCount("TransactWriteItems", items.size(), RequestLimits.TRANSACTION_ITEMS);
+        withTableLocks(items, () -> {
+            List<PreparedWrite> prepared = prepareAll(items, "TransactWriteItems");
+            RequestLimits.checkPutBytes("TransactWriteItems", items, RequestLimits.TRANSACTION_BYTES);
+            runAtomic(prepared, clientRequestToken, clientRequestToken == null ? null : Fingerprint.of(items),
+                    durability == null ? defaultDurability : durability);
+        });
+    }
+
+    /** Runs {@code body} holding the write locks of {@code items}' tables, taken in name order. */
+    private void withTableLocks(List<TransactWrite> items, Runnable body) {
+        List<Lock> held = new ArrayList<>();
+        try {
+            for (String name : new TreeSet<>(items.stream().map(TransactWrite::table).toList())) {
+                Lock lock = catalog.writeLock(name);
+                lock.lock();
+                held.add(lock);
+            }
+            body.run();
+        } finally {
+            for (int i = held.size() - 1; i >= 0; i--) {
+                held.get(i).unlock();
+            }
+        }
+    }
+
+    private List<PreparedWrite> prepareAll(List<TransactWrite> items, String operation) {
+        List<PreparedWrite> prepared = new ArrayList<>();
+        Set<ByteBuffer> seen = new HashSet<>();
+        for (TransactWrite w : items) {
+            PreparedWrite p = PreparedWrite.prepare(catalog.get(w.table()), w.op(), null);
+            if (!seen.add(ByteBuffer.wrap(p.encodedKey))) {
+                throw new ValidationException(operation.equals("BatchWriteItem")
+                        ? "Provided list of item keys contains duplicates"
+                        : "Transaction request cannot include multiple operations on one item");
+            }
+            prepared.add(p);
+        }
+        return prepared;
+    }
+
+    private void runAtomic(List<PreparedWrite> prepared, String token, String fingerprint, Durability durability) {
+        try {
+            atomic(prepared, token, fingerprint, durability);
+        } catch (IllegalArgumentException e) {
+            for (PreparedWrite w : prepared) {
+                catalog.requireLive(w.table);
+            }
+            throw e;
+        }
+    }
+
+    /** One item's write; returns what {@code returnValues} asks for. */
+    private Item single(PreparedWrite w, ReturnValues returnValues, Durability durability) {
+        Item before;
+        Item after;
+        long lsn = -1;
+        int[] held = locks.lock(w.encodedKey);
+        try {
+            before = read(w.encodedKey);
+            PreparedWrite.Outcome outcome = w.apply(before);
+            if (outcome.conditionFailed()) {
+                throw new ConditionalCheckFailedException("The conditional request failed",
+                        w.op.returnItemOnConditionFailure() ? before : null);
+            }
+            after = outcome.after();
+            WriteBatch batch = new WriteBatch();
+            if (stage(batch, w, before, after)) {
+                lsn = kv.writeNoWait(batch, durability);
+            }
+        } finally {
+            locks.unlock(held);
+        }
+        if (lsn >= 0) {
+            kv.awaitDurable(lsn, durability);
+        }
+        return w.returned(returnValues, before, after);
+    }
+
+    /**
+     * Writes that must all happen or none: a transaction (conditions allowed; failures cancel it with a
+     * reason per item) or a batch write (no conditions). One log record.
+     *
+     * @param token the client request token, or null
+     */
+    private void atomic(List<PreparedWrite> writes, String token, String fingerprint, Durability durability) {
+        byte[][] keys = new byte[writes.size() + (token == null ? 0 : 1)][];
+        for (int i = 0; i < writes.size(); i++) {
+            keys[i] = writes.get(i).encodedKey;
+        }
+        byte[] tokenKey = token == null ? null : tokenKey(token);
+        if (tokenKey != null) {
+            keys[writes.size()] = tokenKey;
+        }
+        byte[] digest = fingerprint == null ? null : digest(fingerprint);
+        long lsn = -1;
+        int[] held = locks.lock(keys);
+        try {
+            if (tokenKey != null && alreadyDone(token, tokenKey, digest)) {
+                return;
+            }
+            List<CancellationReason> reasons = new ArrayList<>();
+            List<Item> befores = new ArrayList<>();
+            List<Item> afters = new ArrayList<>();
+            boolean cancelled = false;
+            for (PreparedWrite w : writes) {
+                Item before = read(w.encodedKey);
+                befores.add(before);
+                try {
+                    PreparedWrite.Outcome outcome = w.apply(before);
+                    afters.add(outcome.after());
+                    if (outcome.conditionFailed()) {
+                        cancelled = true;
+                        reasons.add(new CancellationReason("ConditionalCheckFailed", "The conditional request failed",
+                                w.op.returnItemOnConditionFailure() ? before : null));
+                    } else {
+                        reasons.add(CancellationReason.NONE);
+                    }
+                } catch (ValidationException e) {
+                    cancelled = true;
+                    afters.add(before);
+                    reasons.add(new CancellationReason("ValidationError", e.getMessage(), null));
+                }
+            }
+            if (cancelled) {
+                throw new TransactionCanceledException(reasons);
+            }
+            WriteBatch batch = new WriteBatch();
+            boolean any = false;
+            for (int i = 0; i < writes.size(); i++) {
+                any |= stage(batch, writes.get(i), befores.get(i), afters.get(i));
+            }
+            if (tokenKey != null) {
+                batch.put(tokenKey, ByteBuffer.allocate(8 + digest.length).putLong(clock.millis()).put(digest).array());
+                any = true;
+            }
+            if (any) {
+                lsn = kv.writeNoWait(batch, durability);
+            }
+        } finally {
+            locks.unlock(held);
+        }
+        if (lsn >= 0) {
+            kv.awaitDurable(lsn, durability);
+        }
+    }
+
+    /**
+     * Adds the write's effect to {@code batch}: the item, the entries of its synchronous indexes, and — if an
+     * index is kept from the log — the item it replaces, which that index's updater needs to remove the old
+     * entries. False if it changes nothing stored.
+     */
+    private static boolean stage(WriteBatch batch, PreparedWrite w, Item before, Item after) {
+        if (!w.writes() || (after == null && before == null)) {
+            return false; // a condition check, or deleting an absent item
+        }
+        if (after != null) {
+            batch.put(w.encodedKey, ItemCodec.encode(after));
+        } else {
+            batch.delete(w.encodedKey);
+        }
+        for (LiveIndex index : w.table.live()) {
+            if (index.maintainer().synchronous()) {
+                IndexDiff.add(batch, entries(index, before), entries(index, after));
+            }
+        }
+        if (w.table.hasAsyncIndexes()) {
+            batch.logOnly(w.encodedKey, before == null ? NO_ITEM : ItemCodec.encode(before));
+        }
+        return true;
+    }
+
+    private static final byte[] NO_ITEM = new byte[0];
+
+    private static List<IndexEntry> entries(LiveIndex index, Item item) {
+        return item == null ? List.of() : index.maintainer().entries(item);
+    }
+
+    private Item read(byte[] key) {
+        byte[] value = kv.get(key);
+        return value == null ? null : ItemCodec.decode(value);
+    }
+
+    private byte[] tokenKey(String token) {
+        if (token.isEmpty() || token.length() > 36) {
+            throw new ValidationException("ClientRequestToken must be 1 to 36 characters: " + token.length());
+        }
+        // An item key like any other, so that the store's key prefix extractor reads it as such.
+        return KeyEncoding.encodeKey(catalog.tokensKeyspace(), AttributeValue.s(token), null);
+    }
+
+    /** Whether a transaction with this token committed within its lifetime (and was the same request). */
+    private boolean alreadyDone(String token, byte[] tokenKey, byte[] digest) {
+        byte[] stored = kv.get(tokenKey);
+        if (stored == null) {
+            return false;
+        }
+        ByteBuffer b = ByteBuffer.wrap(stored);
+        long at = b.getLong();
+        if (clock.millis() - at > TOKEN_LIFETIME.toMillis()) {
+            return false;
+        }
+        byte[] before = Arrays.copyOfRange(stored, 8, stored.length);
+        if (!Arrays.equals(before, digest)) {
+            throw new IdempotentParameterMismatchException("ClientRequestToken " + token
+                    + " was used within the last 10 minutes by a different request");
+        }
+        return true;
+    }
+
+    private static byte[] digest(String fingerprint) {
+        try {
+            return MessageDigest.getInstance("SHA-256").digest(fingerprint.getBytes(StandardCharsets.UTF_8));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("every JVM has SHA-256", e);
+        }
+    }
+}

@@ -1,0 +1,28 @@
+package dev.lacuna.kv;
+
+/**
+ * A position in a range scan of a {@link KvStore}, moving in one direction. Starts on the first entry
+ * (check {@link #valid()}); {@link #next()} moves on. Reports how many dead internal entries (older
+ * versions, deletions and the values they hide) it stepped over, the cost a tombstone backlog adds to a
+ * scan. Not thread-safe; close it when done (it pins the files it reads).
+ */
+public interface KvCursor extends AutoCloseable {
+    /** Whether the cursor is on an entry. */
+    boolean valid();
+
+    /** The current entry's key (valid only while on an entry). */
+    byte[] key();
+
+    /** The current entry's value (valid only while on an entry). */
+    byte[] value();
+
+    /** Moves to the next entry in the scan's direction. */
+    void next();
+
+    /** Dead internal entries stepped over so far. */
+    long deadEntriesSkipped();
+
+    /** Releases the files the cursor pins. Idempotent. */
+    @Override
+    void close();
+}

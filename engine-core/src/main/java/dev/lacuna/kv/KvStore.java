@@ -1,0 +1,142 @@
+package dev.lacuna.kv;
+
+import dev.lacuna.lsm.LsmStore;
+import dev.lacuna.storage.CorruptionException;
+import dev.lacuna.storage.Durability;
+import dev.lacuna.storage.StorageIOException;
+import java.nio.file.Path;
+
+/**
+ * A persistent, ordered byte-key/byte-value store: Lacuna's LSM engine without the item layer, for
+ * benchmarks and embedders who want bytes. Keys are ordered unsigned-bytewise. Writes go to the
+ * write-ahead log and a memtable, then to SSTables in leveled trees, one per hash partition of the key
+ * prefix ({@link KvOptions#keyPrefix()}).
+ *
+ * <p>Thread-safe. Reads see every write acknowledged before they began. {@link #close()} stops the
+ * background threads and releases the directory; a crash instead is recovered by the next
+ * {@link #open}, which keeps every write acknowledged with {@link Durability#SYNC}.
+ *
+ * <p>This class is a facade: each method hands its call to the LSM engine ({@code dev.lacuna.lsm}, not
+ * exported) in one line.
+ */
+public final class KvStore implements AutoCloseable {
+    private final LsmStore store;
+
+    private KvStore(LsmStore store) {
+        this.store = store;
+    }
+
+    /**
+     * Opens the store in {@code dir}, creating it if needed, and recovers from a crash if there was one:
+     * the manifest gives the tables, the log replays every write not yet in them.
+     *
+     * @throws CorruptionException  if stored data is damaged (file and offset named)
+     * @throws StorageIOException   if the file system fails or another process has the store open
+     * @throws IllegalArgumentException if the store was created with another partition count
+     */
+    public static KvStore open(Path dir, KvOptions options) {
+        return new KvStore(LsmStore.open(dir, options));
+    }
+
+    /** Sets {@code key} to {@code value} with the store's default durability. */
+    public void put(byte[] key, byte[] value) {
+        store.put(key, value);
+    }
+
+    /** Deletes {@code key} with the store's default durability. */
+    public void delete(byte[] key) {
+        store.delete(key);
+    }
+
+    /** Single-deletes {@code key} (see {@link WriteBatch#singleDelete}) with the store's default durability. */
+    public void singleDelete(byte[] key) {
+        store.singleDelete(key);
+    }
+
+    /**
+     * Applies {@code batch} atomically and returns once it is as durable as {@code durability} asks.
+     *
+     * @return the batch's sequence number (its log LSN)
+     * @throws StorageIOException if the log or a background job failed (the store then refuses writes)
+     * @throws dev.lacuna.storage.DatabaseClosedException if the store is closed
+     */
+    public long write(WriteBatch batch, Durability durability) {
+        return store.write(batch, durability);
+    }
+
+    /**
+     * Applies {@code batch} atomically like {@link #write}, but returns as soon as it is logged and
+     * visible, before the log is forced: call {@link #awaitDurable} with the result before acknowledging
+     * it. Lets a caller release its own locks before waiting for the disk, so that concurrent writers
+     * share one fsync.
+     */
+    public long writeNoWait(WriteBatch batch, Durability durability) {
+        return store.writeNoWait(batch, durability);
+    }
+
+    /** Waits until the write with sequence {@code lsn} is as durable as {@code durability} asks. */
+    public void awaitDurable(long lsn, Durability durability) {
+        store.awaitDurable(lsn, durability);
+    }
+
+    /** The value of {@code key}, or null if it has none. */
+    public byte[] get(byte[] key) {
+        return store.get(key);
+    }
+
+    /** The value of {@code key} in {@code snapshot}, or null. */
+    public byte[] get(byte[] key, KvSnapshot snapshot) {
+        return store.get(key, snapshot);
+    }
+
+    /**
+     * A cursor over the keys in {@code [from, to)} (either may be null for an open end), ascending, or
+     * descending if {@code reverse}. Reads at the moment of the call, or at {@code snapshot} if given.
+     */
+    public KvCursor scan(byte[] from, byte[] to, boolean reverse, KvSnapshot snapshot) {
+        return store.scan(from, to, reverse, snapshot);
+    }
+
+    /**
+     * Like {@link #scan}, for a range whose keys all share {@code prefix} (as extracted by
+     * {@link KvOptions#keyPrefix()}): only that prefix's partition is read, and tables whose bloom filter
+     * rules the prefix out are skipped.
+     */
+    public KvCursor scanPrefix(byte[] prefix, byte[] from, byte[] to, boolean reverse, KvSnapshot snapshot) {
+        return store.scanPrefix(prefix, from, to, reverse, snapshot);
+    }
+
+    /** A snapshot of the store as of now; close it when done. */
+    public KvSnapshot snapshot() {
+        return store.snapshot();
+    }
+
+    /** Writes every memtable to SSTables and waits until that is done. */
+    public void flush() {
+        store.flush();
+    }
+
+    /**
+     * Flushes, then compacts every file holding keys in {@code [from, to]} (null = open) down to the bottom
+     * of each partition, rewriting bottom files that carry deletions, so that no deletion in the range
+     * survives that no snapshot needs. Runs in the caller's thread.
+     */
+    public void compactRange(byte[] from, byte[] to) {
+        store.compactRange(from, to);
+    }
+
+    /** Counters and the shape of the trees. */
+    public KvStats stats() {
+        return store.stats();
+    }
+
+    /**
+     * Stops the background threads (letting running jobs finish), makes the log durable, closes every
+     * file and releases the directory. Writes not yet in tables stay in the log and are replayed by the
+     * next open. Idempotent.
+     */
+    @Override
+    public void close() {
+        store.close();
+    }
+}

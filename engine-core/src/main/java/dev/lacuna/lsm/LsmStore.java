@@ -1,0 +1,632 @@
+package dev.lacuna.lsm;
+
+import dev.lacuna.kv.KvCursor;
+import dev.lacuna.kv.KvOptions;
+import dev.lacuna.kv.KvSnapshot;
+import dev.lacuna.kv.KvStats;
+import dev.lacuna.kv.WriteBatch;
+import dev.lacuna.storage.CorruptionException;
+import dev.lacuna.storage.Durability;
+import dev.lacuna.storage.LacunaException;
+import dev.lacuna.storage.StorageIOException;
+import dev.lacuna.manifest.FileMeta;
+import dev.lacuna.sstable.BlockCache;
+import dev.lacuna.vfs.VfsLock;
+import dev.lacuna.wal.Wal;
+import dev.lacuna.wal.WalReader;
+import dev.lacuna.wal.WalRecord;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+
+/**
+ * The LSM engine: a persistent, ordered byte-key/byte-value store. {@link dev.lacuna.kv.KvStore} is its
+ * public face for embedders who want bytes; the item engine uses it whole (keyspaces, log readers and
+ * checkpoints, unlogged writes of derived keyspaces), which is why those stay internal. Keys are ordered unsigned-bytewise. Writes go to the
+ * write-ahead log and a memtable, then to SSTables in leveled trees, one per hash partition of the key
+ * prefix ({@link KvOptions#keyPrefix()}).
+ *
+ * <p>Thread-safe. Reads see every write acknowledged before they began. {@link #close()} stops the
+ * background threads and releases the directory; a crash instead is recovered by the next
+ * {@link #open}, which keeps every write acknowledged with {@link Durability#SYNC}.
+ */
+public final class LsmStore implements AutoCloseable {
+    private static final String LOCK_FILE = "LOCK";
+    private static final String WAL_DIR = "wal";
+
+    private final Db db;
+    private final VfsLock lock;
+    private final Background background;
+    private final Compactor compactor;
+    private final WritePath writes;
+    private final ReadPath reads;
+
+    private LsmStore(Db db, VfsLock lock) {
+        this.db = db;
+        this.lock = lock;
+        this.background = new Background(db);
+        this.compactor = new Compactor(db);
+        background.setCompactor(compactor);
+        this.writes = new WritePath(db, background);
+        this.reads = new ReadPath(db, background);
+    }
+
+    /**
+     * Opens the store in {@code dir}, creating it if needed, and recovers from a crash if there was one:
+     * the manifest gives the tables, the log replays every write not yet in them.
+     *
+     * @throws CorruptionException  if stored data is damaged (file and offset named)
+     * @throws StorageIOException   if the file system fails or another process has the store open
+     * @throws IllegalArgumentException if the store was created with another partition count
+     */
+    public static LsmStore open(Path dir, KvOptions options) {
+        Objects.requireNonNull(dir, "dir");
+        Objects.requireNonNull(options, "options");
+        VfsLock lock = null;
+        Db db = null;
+        try {
+            options.vfs().mkdirs(dir);
+            lock = options.vfs().lock(dir.resolve(LOCK_FILE));
+            db = new Db(options, dir, new SstableCache(options.vfs(), dir, new BlockCache(options.blockCacheBytes())));
+            Db d = db;
+            db.versions = VersionSet.open(options.vfs(), dir, options.partitions(), options.maxManifestBytes(),
+                    d::deleteObsoleteFile);
+            deleteUnreferencedTables(db);
+            Tree[] trees = new Tree[db.versions.allocatedTrees()];
+            for (int i = 0; i < trees.length; i++) {
+                if (!db.versions.isDropped(i)) {
+                    trees[i] = new Tree(i);
+                }
+            }
+            db.installTrees(trees, db.versions.keyspaces());
+            db.wal = Wal.open(options.vfs(), dir.resolve(WAL_DIR), options.wal());
+            db.versions.checkpoints().forEach(db.wal::setCheckpoint); // before anything trims the log
+            replayLog(db);
+            LsmStore store = new LsmStore(db, lock);
+            store.startBackgroundWork();
+            return store;
+        } catch (IOException e) {
+            abandon(db, lock, e);
+            throw new StorageIOException("cannot open store in " + dir + ": " + e.getMessage(), e);
+        } catch (RuntimeException e) {
+            abandon(db, lock, e);
+            throw e;
+        }
+    }
+
+    /** Writes that the log holds but the tables do not go back into the memtables. */
+    private static void replayLog(Db db) {
+        long start = db.versions.walStartLsn();
+        long first = db.wal.firstLsn();
+        long last = db.wal.lastLsn();
+        if (start <= last && first > start) {
+            throw new CorruptionException(db.dir.resolve(WAL_DIR).toString(), 0, "the log starts at LSN " + first
+                    + " but recovery needs it from " + start);
+        }
+        long[] flushed = new long[db.trees.length];
+        for (Tree tree : db.live) {
+            flushed[tree.id] = db.versions.flushedLsn(tree.id);
+        }
+        long memory = 0;
+        try (WalReader reader = db.wal.reader(Math.max(start, first))) {
+            for (WalRecord r = reader.next(); r != null; r = reader.next()) {
+                for (WriteBatch.Op op : BatchCodec.decode(r.payload(), "log record " + r.lsn())) {
+                    if (op.kind() == WriteBatch.KIND_LOG_ONLY) {
+                        continue;
+                    }
+                    int t = db.treeOrNone(op.key());
+                    if (t >= 0 && r.lsn() > flushed[t]) { // t < 0: its keyspace was dropped
+                        Memtable mem = db.trees[t].mem();
+                        long before = mem.bytes();
+                        mem.add(op.key(), r.lsn(), op.kind(), op.value());
+                        memory += mem.bytes() - before;
+                    }
+                }
+            }
+        }
+        db.memoryUsed.set(memory);
+        db.visibleSequence = Math.max(last, 0);
+    }
+
+    /** Tables the manifest does not name were being written when the store last stopped: delete them. */
+    private static void deleteUnreferencedTables(Db db) throws IOException {
+        Set<Long> live = db.versions.liveFiles();
+        for (String name : db.vfs.list(db.dir)) {
+            if (name.endsWith(".sst")) {
+                try {
+                    long number = Long.parseLong(name.substring(0, name.length() - 4));
+                    if (!live.contains(number)) {
+                        db.vfs.delete(db.dir.resolve(name));
+                    }
+                } catch (NumberFormatException e) {
+                    // not one of ours
+                }
+            }
+        }
+    }
+
+    private void startBackgroundWork() {
+        db.commitLock.lock();
+        try {
+            for (Tree tree : db.live) {
+                if (tree.activeBytes() >= db.options.memtableBytes() && tree.switchMemtable()) {
+                    background.scheduleFlush(tree);
+                }
+            }
+        } finally {
+            db.commitLock.unlock();
+        }
+        for (Tree tree : db.live) {
+            background.scheduleCompaction(tree);
+        }
+    }
+
+    private static void abandon(Db db, VfsLock lock, Exception primary) {
+        if (db != null) {
+            try {
+                if (db.wal != null) {
+                    db.wal.close();
+                }
+                if (db.versions != null) {
+                    db.versions.close();
+                }
+                db.tables.close();
+            } catch (IOException | RuntimeException e) {
+                primary.addSuppressed(e);
+            }
+        }
+        if (lock != null) {
+            try {
+                lock.close();
+            } catch (IOException e) {
+                primary.addSuppressed(e);
+            }
+        }
+    }
+
+    /** Sets {@code key} to {@code value} with the store's default durability. */
+    public void put(byte[] key, byte[] value) {
+        write(new WriteBatch().put(key, value), db.options.durability());
+    }
+
+    /** Deletes {@code key} with the store's default durability. */
+    public void delete(byte[] key) {
+        write(new WriteBatch().delete(key), db.options.durability());
+    }
+
+    /** Single-deletes {@code key} (see {@link WriteBatch#singleDelete}) with the store's default durability. */
+    public void singleDelete(byte[] key) {
+        write(new WriteBatch().singleDelete(key), db.options.durability());
+    }
+
+    /**
+     * Applies {@code batch} atomically and returns once it is as durable as {@code durability} asks.
+     *
+     * @return the batch's sequence number (its log LSN)
+     * @throws StorageIOException if the log or a background job failed (the store then refuses writes)
+     * @throws dev.lacuna.storage.DatabaseClosedException if the store is closed
+     */
+    public long write(WriteBatch batch, Durability durability) {
+        return writes.write(batch, durability);
+    }
+
+    /**
+     * Applies {@code batch} atomically like {@link #write}, but returns as soon as it is logged and
+     * visible, before the log is forced: call {@link #awaitDurable} with the result before acknowledging
+     * it. Lets a caller release its own locks before waiting for the disk, so that concurrent writers
+     * share one fsync.
+     */
+    public long writeNoWait(WriteBatch batch, Durability durability) {
+        return writes.write(batch, durability, false);
+    }
+
+    /** Waits until the write with sequence {@code lsn} is as durable as {@code durability} asks. */
+    public void awaitDurable(long lsn, Durability durability) {
+        if (durability instanceof Durability.Sync) {
+            db.wal.awaitDurable(lsn);
+        }
+    }
+
+    /**
+     * Creates a keyspace of {@code partitions} hash partitions (a power of two from 1 to 1024), with
+     * {@code descriptor} kept beside it in the manifest for the caller. Durable when it returns. Its keys
+     * are those that {@link KvOptions#keyspaceRouter()} maps to the returned id; ids are never reused.
+     */
+    public Keyspace createKeyspace(int partitions, byte[] descriptor) {
+        if (partitions < 1 || partitions > 1024 || Integer.bitCount(partitions) != 1) {
+            throw new IllegalArgumentException("partitions must be a power of two from 1 to 1024: " + partitions);
+        }
+        db.checkWritable();
+        db.commitLock.lock();
+        try {
+            db.checkWritable();
+            dev.lacuna.manifest.VersionEdit.Keyspace k =
+                    db.versions.createKeyspace(partitions, descriptor, db.visibleSequence);
+            Tree[] next = java.util.Arrays.copyOf(db.trees, db.versions.allocatedTrees());
+            for (int t = k.firstTree(); t < k.firstTree() + partitions; t++) {
+                next[t] = new Tree(t);
+            }
+            db.installTrees(next, db.versions.keyspaces());
+            return new Keyspace(k.id(), k.partitions(), k.descriptor());
+        } catch (IOException e) {
+            db.setBackgroundError(e);
+            throw new StorageIOException("cannot create keyspace: " + e.getMessage(), e);
+        } finally {
+            db.commitLock.unlock();
+        }
+    }
+
+    /** Replaces the descriptor of keyspace {@code id}; durable when it returns. */
+    public void updateKeyspace(int id, byte[] descriptor) {
+        db.checkWritable();
+        db.commitLock.lock();
+        try {
+            db.checkWritable();
+            db.versions.updateKeyspace(id, descriptor, db.visibleSequence);
+        } catch (IOException e) {
+            db.setBackgroundError(e);
+            throw new StorageIOException("cannot update keyspace " + id + ": " + e.getMessage(), e);
+        } finally {
+            db.commitLock.unlock();
+        }
+    }
+
+    /**
+     * Drops keyspace {@code id} and deletes its files; durable when it returns. Writes to it fail from
+     * the moment the call starts (with {@link IllegalArgumentException}); its log records are never
+     * replayed again. Reads of it must have ended.
+     */
+    public void dropKeyspace(int id) {
+        if (id == 0) {
+            throw new IllegalArgumentException("keyspace 0 cannot be dropped");
+        }
+        db.checkWritable();
+        List<Tree> dropping = new java.util.ArrayList<>();
+        db.commitLock.lock();
+        try {
+            Db.Route route = db.route(id);
+            if (route == null) {
+                throw new IllegalArgumentException("no keyspace " + id);
+            }
+            Db.Route[] routes = db.routes.clone();
+            routes[id] = null;
+            db.routes = routes; // writes to it fail from here on
+            for (int t = route.firstTree(); t < route.firstTree() + route.partitions(); t++) {
+                Tree tree = db.trees[t];
+                tree.dropped = true;
+                tree.switchMemtable();
+                dropping.add(tree);
+            }
+        } finally {
+            db.commitLock.unlock();
+        }
+        // Its memtables are flushed the ordinary way (memory and log bookkeeping stay simple), then the
+        // files go with the keyspace in one manifest edit.
+        awaitFlushed(dropping, "dropping keyspace " + id);
+        try {
+            for (Tree tree : dropping) {
+                tree.awaitAndStartCompaction(); // held for good: the tree is gone
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new StorageIOException("interrupted while dropping keyspace " + id, e);
+        }
+        db.commitLock.lock();
+        try {
+            db.checkWritable();
+            db.versions.dropKeyspace(id, db.visibleSequence);
+            Tree[] next = db.trees.clone();
+            dropping.forEach(t -> next[t.id] = null);
+            db.installTrees(next, db.versions.keyspaces());
+        } catch (IOException e) {
+            db.setBackgroundError(e);
+            throw new StorageIOException("cannot drop keyspace " + id + ": " + e.getMessage(), e);
+        } finally {
+            db.commitLock.unlock();
+        }
+    }
+
+    /**
+     * Applies {@code batch} at sequence {@code sequence} (an LSN already visible) without logging it. For
+     * keyspaces derived from the log — an index kept by a log consumer — which after a crash are rebuilt by
+     * reading the log again from the consumer's checkpoint ({@link #setLogCheckpoint}). Such a keyspace
+     * must be written only this way, by one consumer, in increasing sequence order.
+     */
+    public void applyUnlogged(WriteBatch batch, long sequence) {
+        writes.applyUnlogged(batch, sequence);
+    }
+
+    /** The LSN of the last write visible to reads: every write acknowledged before now is at or below it. */
+    public long lastSequence() {
+        return db.visibleSequence;
+    }
+
+    /**
+     * A reader of the log from LSN {@code fromLsn} on, following it as it grows: what an index updater or a
+     * stream consumes. Records stay in the log while a checkpoint ({@link #setLogCheckpoint}) below them
+     * is registered. The caller closes the reader.
+     *
+     * @throws IllegalArgumentException if the log no longer holds {@code fromLsn}
+     */
+    public KvLogReader logReader(long fromLsn) {
+        db.checkOpen();
+        return new KvLogReader(db.wal.reader(fromLsn), db.dir.resolve(WAL_DIR).toString());
+    }
+
+    /**
+     * Records durably (in the manifest) that log consumer {@code name} needs no record at or below
+     * {@code lsn} any more; the log keeps every record above the lowest such checkpoint. Registers the
+     * consumer on first use.
+     */
+    public void setLogCheckpoint(String name, long lsn) {
+        db.checkWritable();
+        db.commitLock.lock();
+        try {
+            db.checkWritable();
+            db.wal.setCheckpoint(name, lsn); // first, so that no trim can pass it before the manifest has it
+            db.versions.logAndApply(new dev.lacuna.manifest.VersionEdit().checkpoint(name, lsn), db.visibleSequence);
+        } catch (IOException e) {
+            db.setBackgroundError(e);
+            throw new StorageIOException("cannot record checkpoint " + name + ": " + e.getMessage(), e);
+        } finally {
+            db.commitLock.unlock();
+        }
+    }
+
+    /** Forgets log consumer {@code name}: its checkpoint no longer keeps records in the log. */
+    public void removeLogCheckpoint(String name) {
+        db.checkWritable();
+        db.commitLock.lock();
+        try {
+            db.checkWritable();
+            db.versions.logAndApply(new dev.lacuna.manifest.VersionEdit().removeCheckpoint(name), db.visibleSequence);
+            db.wal.removeCheckpoint(name);
+        } catch (IOException e) {
+            db.setBackgroundError(e);
+            throw new StorageIOException("cannot remove checkpoint " + name + ": " + e.getMessage(), e);
+        } finally {
+            db.commitLock.unlock();
+        }
+    }
+
+    /** The log consumers' durable checkpoints, by name. */
+    public java.util.Map<String, Long> logCheckpoints() {
+        return db.versions.checkpoints();
+    }
+
+    /**
+     * Writes the memtables of keyspace {@code id} to tables and waits until that is done: afterwards every
+     * write applied to it before the call is in its files.
+     */
+    public void flushKeyspace(int id) {
+        db.checkWritable();
+        List<Tree> trees = new java.util.ArrayList<>();
+        db.commitLock.lock();
+        try {
+            Db.Route route = db.route(id);
+            if (route == null) {
+                throw new IllegalArgumentException("no keyspace " + id);
+            }
+            for (int t = route.firstTree(); t < route.firstTree() + route.partitions(); t++) {
+                db.trees[t].switchMemtable();
+                trees.add(db.trees[t]);
+            }
+        } finally {
+            db.commitLock.unlock();
+        }
+        awaitFlushed(trees, "flushing keyspace " + id);
+    }
+
+    /** Schedules flushes of {@code trees}' frozen memtables and waits until none is left. */
+    private void awaitFlushed(List<Tree> trees, String doing) {
+        trees.forEach(background::scheduleFlush);
+        try {
+            synchronized (db.progress) {
+                while (trees.stream().anyMatch(t -> t.immutableCount() > 0) && db.backgroundError() == null
+                        && !db.closed) {
+                    db.progress.wait(100);
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new StorageIOException("interrupted while " + doing, e);
+        }
+        db.checkWritable();
+    }
+
+    /** The keyspaces made with {@link #createKeyspace} and not dropped, by id. */
+    public List<Keyspace> keyspaces() {
+        return db.versions.keyspaces().stream().map(k -> new Keyspace(k.id(), k.partitions(), k.descriptor())).toList();
+    }
+
+    /**
+     * The partition of its keyspace that {@code key} belongs to, from 0 to the keyspace's partition count
+     * minus one.
+     *
+     * @throws IllegalArgumentException if its keyspace does not exist
+     */
+    public int partitionOf(byte[] key) {
+        int tree = db.treeOf(key);
+        return tree - db.route(db.options.keyspaceRouter().keyspaceOf(key)).firstTree();
+    }
+
+    /**
+     * Like {@link #scan}, reading only partition {@code partition} of keyspace {@code keyspace} (the keys
+     * in {@code [from, to)} that live there).
+     */
+    public KvCursor scanPartition(int keyspace, int partition, byte[] from, byte[] to, boolean reverse,
+                                  KvSnapshot snapshot) {
+        Db.Route route = db.route(keyspace);
+        if (route == null || partition < 0 || partition >= route.partitions()) {
+            throw new IllegalArgumentException("no partition " + partition + " in keyspace " + keyspace);
+        }
+        long sequence = snapshot == null ? ReadPath.LATEST : snapshot.sequence();
+        return new StoreCursor(reads.scan(from, to, reverse, sequence, null, route.firstTree() + partition));
+    }
+
+    /** The value of {@code key}, or null if it has none. */
+    public byte[] get(byte[] key) {
+        return reads.get(key, ReadPath.LATEST);
+    }
+
+    /** The value of {@code key} in {@code snapshot}, or null. */
+    public byte[] get(byte[] key, KvSnapshot snapshot) {
+        return reads.get(key, snapshot.sequence());
+    }
+
+    /**
+     * A cursor over the keys in {@code [from, to)} (either may be null for an open end), ascending, or
+     * descending if {@code reverse}. Reads at the moment of the call, or at {@code snapshot} if given.
+     */
+    public KvCursor scan(byte[] from, byte[] to, boolean reverse, KvSnapshot snapshot) {
+        long sequence = snapshot == null ? ReadPath.LATEST : snapshot.sequence();
+        return new StoreCursor(reads.scan(from, to, reverse, sequence, null));
+    }
+
+    /**
+     * Like {@link #scan}, for a range whose keys all share {@code prefix} (as extracted by
+     * {@link KvOptions#keyPrefix()}): only that prefix's partition is read, and tables whose bloom filter
+     * rules the prefix out are skipped.
+     */
+    public KvCursor scanPrefix(byte[] prefix, byte[] from, byte[] to, boolean reverse, KvSnapshot snapshot) {
+        long sequence = snapshot == null ? ReadPath.LATEST : snapshot.sequence();
+        return new StoreCursor(reads.scan(from, to, reverse, sequence, prefix));
+    }
+
+    /** A snapshot of the store as of now; close it when done. */
+    public KvSnapshot snapshot() {
+        db.checkOpen();
+        db.commitLock.lock();
+        try {
+            return new StoreSnapshot(db.visibleSequence, db.snapshots);
+        } finally {
+            db.commitLock.unlock();
+        }
+    }
+
+    /** Writes every memtable to SSTables and waits until that is done. */
+    public void flush() {
+        db.checkWritable();
+        db.commitLock.lock();
+        try {
+            for (Tree tree : db.live) {
+                tree.switchMemtable();
+            }
+        } finally {
+            db.commitLock.unlock();
+        }
+        for (Tree tree : db.live) {
+            background.scheduleFlush(tree);
+        }
+        try {
+            synchronized (db.progress) {
+                while (anyImmutable() && db.backgroundError() == null && !db.closed) {
+                    db.progress.wait(100);
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new StorageIOException("interrupted while flushing", e);
+        }
+        db.checkWritable();
+    }
+
+    private boolean anyImmutable() {
+        for (Tree tree : db.live) {
+            if (tree.immutableCount() > 0) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Flushes, then compacts every file holding keys in {@code [from, to]} (null = open) down to the bottom
+     * of each partition, rewriting bottom files that carry deletions, so that no deletion in the range
+     * survives that no snapshot needs. Runs in the caller's thread.
+     */
+    public void compactRange(byte[] from, byte[] to) {
+        flush();
+        try {
+            for (Tree tree : db.live) {
+                compactor.compactRange(tree, from, to);
+            }
+        } catch (IOException e) {
+            db.setBackgroundError(e);
+            throw new StorageIOException("compaction failed: " + e.getMessage(), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new StorageIOException("interrupted while compacting", e);
+        } catch (LacunaException e) {
+            db.setBackgroundError(e);
+            throw e;
+        }
+    }
+
+    /** Counters and the shape of the trees. */
+    public KvStats stats() {
+        long[] files = new long[Version.LEVELS];
+        long[] bytes = new long[Version.LEVELS];
+        long deletions = 0;
+        for (Tree tree : db.live) {
+            Version v = db.versions.acquire(tree.id);
+            try {
+                for (int level = 0; level < Version.LEVELS; level++) {
+                    for (FileMeta f : v.files(level)) {
+                        files[level]++;
+                        bytes[level] += f.size();
+                        deletions += f.deletions();
+                    }
+                }
+            } finally {
+                v.unref();
+            }
+        }
+        BlockCache cache = db.tables.blockCache();
+        return new KvStats(files, bytes, deletions, db.memoryUsed.get(), db.flushes.sum(), db.scanTriggeredFlushes.sum(), db.compactions.sum(),
+                db.trivialMoves.sum(), db.flushBytes.sum(), db.compactionBytesRead.sum(),
+                db.compactionBytesWritten.sum(), db.userBytes.sum(), db.droppedEntries.sum(),
+                db.droppedDeletions.sum(), db.stallNanos.sum() / 1_000_000, db.deletedFiles.sum(),
+                cache.hits(), cache.misses(), db.snapshots.count(), db.wal.stats());
+    }
+
+    /**
+     * Stops the background threads (letting running jobs finish), makes the log durable, closes every
+     * file and releases the directory. Writes not yet in tables stay in the log and are replayed by the
+     * next open. Idempotent.
+     */
+    @Override
+    public void close() {
+        db.commitLock.lock();
+        try {
+            if (db.closed) {
+                return;
+            }
+            db.closed = true;
+        } finally {
+            db.commitLock.unlock();
+        }
+        db.signalProgress();
+        background.shutdown();
+        LacunaException error = null;
+        try {
+            db.wal.close();
+        } catch (LacunaException e) {
+            error = e;
+        }
+        db.tables.close();
+        try {
+            db.versions.close();
+            lock.close();
+        } catch (IOException e) {
+            if (error == null) {
+                error = new StorageIOException("error closing store " + db.dir, e);
+            }
+        }
+        if (error != null) {
+            throw error;
+        }
+    }
+}

@@ -1,5 +1,6 @@
 package dev.lacuna;
 
+import dev.lacuna.base.Utf8;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.nio.ByteBuffer;
@@ -251,19 +252,12 @@ public sealed interface AttributeValue {
         }
     }
 
-    /**
-     * DynamoDB strings are UTF-8, so a Java string with an unpaired surrogate has no value there: encoding
-     * it would silently turn the surrogate into '?', breaking sizes, key order and round trips.
-     */
+    /** DynamoDB strings are UTF-8: a string with an unpaired surrogate has no value there ({@link Utf8}). */
     private static void requireWellFormed(String s, String what) {
         Objects.requireNonNull(s, what);
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            if (Character.isHighSurrogate(c) && i + 1 < s.length() && Character.isLowSurrogate(s.charAt(i + 1))) {
-                i++;
-            } else if (Character.isSurrogate(c)) {
-                throw new ValidationException(what + " is not valid Unicode: unpaired surrogate at index " + i);
-            }
+        int at = Utf8.unpairedSurrogate(s);
+        if (at >= 0) {
+            throw new ValidationException(what + " is not valid Unicode: unpaired surrogate at index " + at);
         }
     }
 

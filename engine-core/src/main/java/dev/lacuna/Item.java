@@ -1,5 +1,6 @@
 package dev.lacuna;
 
+import dev.lacuna.base.Utf8;
 import java.math.BigDecimal;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -176,17 +177,13 @@ public final class Item {
         if (name.isEmpty()) {
             throw new ValidationException("an attribute name must not be empty");
         }
-        for (int i = 0; i < name.length(); i++) {
-            char c = name.charAt(i);
-            if (Character.isHighSurrogate(c) && i + 1 < name.length() && Character.isLowSurrogate(name.charAt(i + 1))) {
-                i++;
-            } else if (Character.isSurrogate(c)) {
-                throw new ValidationException("attribute name is not valid Unicode: unpaired surrogate at index " + i);
-            }
+        int at = Utf8.unpairedSurrogate(name);
+        if (at >= 0) {
+            throw new ValidationException("attribute name is not valid Unicode: unpaired surrogate at index " + at);
         }
-        if (name.length() > MAX_NAME_BYTES / 3 && dev.lacuna.item.ItemSize.utf8Length(name) > MAX_NAME_BYTES) {
+        if (name.length() > MAX_NAME_BYTES / 3 && Utf8.length(name) > MAX_NAME_BYTES) {
             throw new ValidationException("an attribute name must be shorter than 64 KB: "
-                    + dev.lacuna.item.ItemSize.utf8Length(name) + " bytes");
+                    + Utf8.length(name) + " bytes");
         }
         return name;
     }

@@ -1,5 +1,6 @@
 package dev.lacuna;
 
+import dev.lacuna.base.Utf8;
 import java.util.Objects;
 
 /**
@@ -10,9 +11,9 @@ public record KeyAttribute(String name, AttributeValue.Type type) {
     /** Checks the name and the type. */
     public KeyAttribute {
         Item.checkName(name);
-        if (dev.lacuna.item.ItemSize.utf8Length(name) > 255) {
+        if (Utf8.length(name) > 255) {
             throw new ValidationException("key attribute name must be 1 to 255 bytes: "
-                    + dev.lacuna.item.ItemSize.utf8Length(name));
+                    + Utf8.length(name));
         }
         Objects.requireNonNull(type, "type");
         if (type != AttributeValue.Type.S && type != AttributeValue.Type.N && type != AttributeValue.Type.B) {

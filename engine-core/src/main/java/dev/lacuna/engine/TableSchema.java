@@ -1,5 +1,6 @@
 package dev.lacuna.engine;
 
+import dev.lacuna.base.Utf8;
 import dev.lacuna.index.BackfillProgress;
 import dev.lacuna.AttributeValue;
 import dev.lacuna.IndexDescription;
@@ -165,7 +166,7 @@ record TableSchema(int id, TableSpec spec, Instant createdAt, List<IndexRef> ind
         }
         checkType(attribute, v, index.name());
         int max = attribute == index.partitionKey() ? Key.MAX_PARTITION_KEY_BYTES : Key.MAX_SORT_KEY_BYTES;
-        long size = v instanceof AttributeValue.S s ? ItemSize.utf8Length(s.value())
+        long size = v instanceof AttributeValue.S s ? Utf8.length(s.value())
                 : v instanceof AttributeValue.B b ? b.value().length : 0;
         if (size > max) {
             throw new ValidationException("One or more parameter values were invalid: Size of index key " + attribute.name()

@@ -1,5 +1,6 @@
 package dev.lacuna.expr;
 
+import dev.lacuna.base.Utf8;
 import dev.lacuna.expr.Token.Type;
 import dev.lacuna.item.ItemSize;
 import java.util.ArrayList;
@@ -38,7 +39,7 @@ final class Lexer {
 
     /** The UTF-8 length of {@code s}, counted without encoding it. */
     static int utf8Length(String s) {
-        return (int) Math.min(Integer.MAX_VALUE, ItemSize.utf8Length(s));
+        return (int) Math.min(Integer.MAX_VALUE, Utf8.length(s));
     }
 
     private void run() {

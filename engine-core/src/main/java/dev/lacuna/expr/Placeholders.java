@@ -1,5 +1,6 @@
 package dev.lacuna.expr;
 
+import dev.lacuna.base.Utf8;
 import dev.lacuna.AttributeValue;
 import dev.lacuna.ValidationException;
 import java.util.HashSet;
@@ -114,15 +115,7 @@ public final class Placeholders {
     }
 
     private static boolean wellFormedUnicode(String s) {
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            if (Character.isHighSurrogate(c) && i + 1 < s.length() && Character.isLowSurrogate(s.charAt(i + 1))) {
-                i++;
-            } else if (Character.isSurrogate(c)) {
-                return false;
-            }
-        }
-        return true;
+        return Utf8.unpairedSurrogate(s) < 0;
     }
 
     private static void checkKey(String parameter, String key, char sigil) {

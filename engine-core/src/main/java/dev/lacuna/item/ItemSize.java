@@ -1,5 +1,6 @@
 package dev.lacuna.item;
 
+import dev.lacuna.base.Utf8;
 import dev.lacuna.AttributeValue;
 import dev.lacuna.Item;
 import java.math.BigDecimal;
@@ -45,13 +46,13 @@ public final class ItemSize {
 
     /** The size of one attribute: its name's UTF-8 bytes plus {@link #value}. */
     public static long attribute(String name, AttributeValue value) {
-        return utf8Length(name) + value(value);
+        return Utf8.length(name) + value(value);
     }
 
     /** The size of a value, without a name. */
     public static long value(AttributeValue value) {
         if (value instanceof AttributeValue.S s) {
-            return utf8Length(s.value());
+            return Utf8.length(s.value());
         }
         if (value instanceof AttributeValue.N n) {
             return number(n.value());
@@ -79,7 +80,7 @@ public final class ItemSize {
         long size = 0;
         if (value instanceof AttributeValue.SS ss) {
             for (String e : ss.values()) {
-                size += utf8Length(e);
+                size += Utf8.length(e);
             }
         } else if (value instanceof AttributeValue.NS ns) {
             for (BigDecimal e : ns.values()) {
@@ -100,24 +101,5 @@ public final class ItemSize {
         }
         int digits = value.stripTrailingZeros().precision();
         return (digits + 1) / 2 + 1;
-    }
-
-    /** The number of bytes of {@code s} in UTF-8, without encoding it (strings are well-formed UTF-16). */
-    public static long utf8Length(String s) {
-        long bytes = 0;
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            if (c < 0x80) {
-                bytes += 1;
-            } else if (c < 0x800) {
-                bytes += 2;
-            } else if (Character.isHighSurrogate(c) && i + 1 < s.length() && Character.isLowSurrogate(s.charAt(i + 1))) {
-                bytes += 4;
-                i++;
-            } else {
-                bytes += 3;
-            }
-        }
-        return bytes;
     }
 }

@@ -1,5 +1,6 @@
 package dev.lacuna.item;
 
+import dev.lacuna.base.Utf8;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.lacuna.AttributeValue;
@@ -81,7 +82,7 @@ class ItemSizeTest {
         Seeds.check("utf8 length", values -> {
             for (int i = 0; i < 10_000; i++) {
                 String s = values.string();
-                assertThat(ItemSize.utf8Length(s)).isEqualTo(s.getBytes(java.nio.charset.StandardCharsets.UTF_8).length);
+                assertThat(Utf8.length(s)).isEqualTo(s.getBytes(java.nio.charset.StandardCharsets.UTF_8).length);
             }
         });
     }

@@ -1,10 +1,31 @@
-package dev.lacuna;
+package dev.lacuna.semantics;
 
+import dev.lacuna.AttributeValue;
+import dev.lacuna.CancellationReason;
+import dev.lacuna.ConditionalCheckFailedException;
+import dev.lacuna.Database;
+import dev.lacuna.DeleteItem;
+import dev.lacuna.GetItem;
+import dev.lacuna.IndexSpec;
+import dev.lacuna.Item;
+import dev.lacuna.KeyAttribute;
+import dev.lacuna.Page;
+import dev.lacuna.PutItem;
+import dev.lacuna.Query;
+import dev.lacuna.ReturnValues;
+import dev.lacuna.Scan;
+import dev.lacuna.Table;
+import dev.lacuna.TableSpec;
+import dev.lacuna.TransactGet;
+import dev.lacuna.TransactWrite;
+import dev.lacuna.TransactionCanceledException;
+import dev.lacuna.UpdateItem;
+import dev.lacuna.ValidationException;
 import static dev.lacuna.AttributeValue.n;
 import static dev.lacuna.AttributeValue.s;
-import static dev.lacuna.SemanticsFixtures.column;
-import static dev.lacuna.SemanticsFixtures.key;
-import static dev.lacuna.SemanticsFixtures.memDb;
+import static dev.lacuna.semantics.SemanticsFixtures.column;
+import static dev.lacuna.semantics.SemanticsFixtures.key;
+import static dev.lacuna.semantics.SemanticsFixtures.memDb;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

@@ -1,17 +1,26 @@
-package dev.lacuna;
+package dev.lacuna.semantics;
 
+import dev.lacuna.AttributeValue;
+import dev.lacuna.Database;
+import dev.lacuna.GetItem;
+import dev.lacuna.Item;
+import dev.lacuna.Key;
+import dev.lacuna.Page;
+import dev.lacuna.Query;
+import dev.lacuna.Table;
+import dev.lacuna.ValidationException;
 import static dev.lacuna.AttributeValue.b;
 import static dev.lacuna.AttributeValue.bool;
 import static dev.lacuna.AttributeValue.l;
 import static dev.lacuna.AttributeValue.m;
 import static dev.lacuna.AttributeValue.n;
 import static dev.lacuna.AttributeValue.s;
-import static dev.lacuna.SemanticsFixtures.allPages;
-import static dev.lacuna.SemanticsFixtures.column;
-import static dev.lacuna.SemanticsFixtures.filler;
-import static dev.lacuna.SemanticsFixtures.items;
-import static dev.lacuna.SemanticsFixtures.memDb;
-import static dev.lacuna.SemanticsFixtures.table;
+import static dev.lacuna.semantics.SemanticsFixtures.allPages;
+import static dev.lacuna.semantics.SemanticsFixtures.column;
+import static dev.lacuna.semantics.SemanticsFixtures.filler;
+import static dev.lacuna.semantics.SemanticsFixtures.items;
+import static dev.lacuna.semantics.SemanticsFixtures.memDb;
+import static dev.lacuna.semantics.SemanticsFixtures.table;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

@@ -1,12 +1,27 @@
-package dev.lacuna;
+package dev.lacuna.semantics;
 
+import dev.lacuna.AttributeValue;
+import dev.lacuna.BatchWriteItem;
+import dev.lacuna.Database;
+import dev.lacuna.DatabaseOptions;
+import dev.lacuna.DeleteItem;
+import dev.lacuna.IndexSpec;
+import dev.lacuna.Item;
+import dev.lacuna.Key;
+import dev.lacuna.KeyAttribute;
+import dev.lacuna.PutItem;
+import dev.lacuna.Scan;
+import dev.lacuna.Table;
+import dev.lacuna.TableSpec;
+import dev.lacuna.TransactWrite;
+import dev.lacuna.UpdateItem;
 import dev.lacuna.storage.Durability;
 import static dev.lacuna.AttributeValue.n;
 import static dev.lacuna.AttributeValue.s;
-import static dev.lacuna.SemanticsFixtures.DIR;
-import static dev.lacuna.SemanticsFixtures.allPages;
-import static dev.lacuna.SemanticsFixtures.items;
-import static dev.lacuna.SemanticsFixtures.key;
+import static dev.lacuna.semantics.SemanticsFixtures.DIR;
+import static dev.lacuna.semantics.SemanticsFixtures.allPages;
+import static dev.lacuna.semantics.SemanticsFixtures.items;
+import static dev.lacuna.semantics.SemanticsFixtures.key;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.lacuna.vfs.MemVfs;

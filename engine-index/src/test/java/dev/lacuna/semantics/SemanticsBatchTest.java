@@ -1,12 +1,25 @@
-package dev.lacuna;
+package dev.lacuna.semantics;
 
+import dev.lacuna.AttributeValue;
+import dev.lacuna.BatchGetItem;
+import dev.lacuna.BatchGetResult;
+import dev.lacuna.BatchWriteItem;
+import dev.lacuna.Database;
+import dev.lacuna.GetItem;
+import dev.lacuna.Item;
+import dev.lacuna.Query;
+import dev.lacuna.ResourceNotFoundException;
+import dev.lacuna.Scan;
+import dev.lacuna.Table;
+import dev.lacuna.TransactWrite;
+import dev.lacuna.ValidationException;
 import static dev.lacuna.AttributeValue.n;
 import static dev.lacuna.AttributeValue.s;
-import static dev.lacuna.SemanticsFixtures.filler;
-import static dev.lacuna.SemanticsFixtures.key;
-import static dev.lacuna.SemanticsFixtures.memDb;
-import static dev.lacuna.SemanticsFixtures.stringTable;
-import static dev.lacuna.SemanticsFixtures.table;
+import static dev.lacuna.semantics.SemanticsFixtures.filler;
+import static dev.lacuna.semantics.SemanticsFixtures.key;
+import static dev.lacuna.semantics.SemanticsFixtures.memDb;
+import static dev.lacuna.semantics.SemanticsFixtures.stringTable;
+import static dev.lacuna.semantics.SemanticsFixtures.table;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

@@ -1,12 +1,20 @@
-package dev.lacuna;
+package dev.lacuna.semantics;
 
+import dev.lacuna.AttributeValue;
+import dev.lacuna.Database;
+import dev.lacuna.Item;
+import dev.lacuna.Key;
+import dev.lacuna.Page;
+import dev.lacuna.Scan;
+import dev.lacuna.Table;
+import dev.lacuna.ValidationException;
 import static dev.lacuna.AttributeValue.n;
 import static dev.lacuna.AttributeValue.s;
-import static dev.lacuna.SemanticsFixtures.allPages;
-import static dev.lacuna.SemanticsFixtures.filler;
-import static dev.lacuna.SemanticsFixtures.items;
-import static dev.lacuna.SemanticsFixtures.memDb;
-import static dev.lacuna.SemanticsFixtures.stringTable;
+import static dev.lacuna.semantics.SemanticsFixtures.allPages;
+import static dev.lacuna.semantics.SemanticsFixtures.filler;
+import static dev.lacuna.semantics.SemanticsFixtures.items;
+import static dev.lacuna.semantics.SemanticsFixtures.memDb;
+import static dev.lacuna.semantics.SemanticsFixtures.stringTable;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

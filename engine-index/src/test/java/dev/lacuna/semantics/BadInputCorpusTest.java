@@ -1,9 +1,20 @@
-package dev.lacuna;
+package dev.lacuna.semantics;
 
+import dev.lacuna.AttributeValue;
+import dev.lacuna.Database;
+import dev.lacuna.DatabaseOptions;
+import dev.lacuna.DeleteItem;
+import dev.lacuna.Item;
+import dev.lacuna.Key;
+import dev.lacuna.Page;
+import dev.lacuna.PutItem;
+import dev.lacuna.Scan;
+import dev.lacuna.TableDescription;
+import dev.lacuna.TableSpec;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.SoftAssertions.assertSoftly;
 
-import dev.lacuna.BadInputCases.BadInput;
+import dev.lacuna.semantics.BadInputCases.BadInput;
 import dev.lacuna.vfs.MemVfs;
 import java.nio.file.Path;
 import java.util.ArrayList;

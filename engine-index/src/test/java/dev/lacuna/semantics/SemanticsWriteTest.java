@@ -1,13 +1,23 @@
-package dev.lacuna;
+package dev.lacuna.semantics;
 
+import dev.lacuna.AttributeValue;
+import dev.lacuna.ConditionalCheckFailedException;
+import dev.lacuna.Database;
+import dev.lacuna.DeleteItem;
+import dev.lacuna.Item;
+import dev.lacuna.PutItem;
+import dev.lacuna.ReturnValues;
+import dev.lacuna.Table;
+import dev.lacuna.UpdateItem;
+import dev.lacuna.ValidationException;
 import static dev.lacuna.AttributeValue.l;
 import static dev.lacuna.AttributeValue.m;
 import static dev.lacuna.AttributeValue.n;
 import static dev.lacuna.AttributeValue.s;
 import static dev.lacuna.AttributeValue.ss;
-import static dev.lacuna.SemanticsFixtures.key;
-import static dev.lacuna.SemanticsFixtures.memDb;
-import static dev.lacuna.SemanticsFixtures.table;
+import static dev.lacuna.semantics.SemanticsFixtures.key;
+import static dev.lacuna.semantics.SemanticsFixtures.memDb;
+import static dev.lacuna.semantics.SemanticsFixtures.table;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

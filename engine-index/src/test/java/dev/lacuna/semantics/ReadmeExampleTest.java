@@ -1,5 +1,19 @@
-package dev.lacuna;
+package dev.lacuna.semantics;
 
+import dev.lacuna.AttributeValue;
+import dev.lacuna.Database;
+import dev.lacuna.DatabaseOptions;
+import dev.lacuna.IndexSpec;
+import dev.lacuna.Item;
+import dev.lacuna.Key;
+import dev.lacuna.KeyAttribute;
+import dev.lacuna.Page;
+import dev.lacuna.PutItem;
+import dev.lacuna.Query;
+import dev.lacuna.ReturnValues;
+import dev.lacuna.Table;
+import dev.lacuna.TableSpec;
+import dev.lacuna.UpdateItem;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.lacuna.vfs.MemVfs;

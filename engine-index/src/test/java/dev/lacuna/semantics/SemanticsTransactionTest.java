@@ -1,12 +1,31 @@
-package dev.lacuna;
+package dev.lacuna.semantics;
 
+import dev.lacuna.AttributeValue;
+import dev.lacuna.CancellationReason;
+import dev.lacuna.ConditionCheck;
+import dev.lacuna.Database;
+import dev.lacuna.DatabaseOptions;
+import dev.lacuna.DeleteItem;
+import dev.lacuna.GetItem;
+import dev.lacuna.IdempotentParameterMismatchException;
+import dev.lacuna.Item;
+import dev.lacuna.PutItem;
+import dev.lacuna.Query;
+import dev.lacuna.ResourceNotFoundException;
+import dev.lacuna.Scan;
+import dev.lacuna.Table;
+import dev.lacuna.TransactGet;
+import dev.lacuna.TransactWrite;
+import dev.lacuna.TransactionCanceledException;
+import dev.lacuna.UpdateItem;
+import dev.lacuna.ValidationException;
 import dev.lacuna.storage.Durability;
 import static dev.lacuna.AttributeValue.n;
 import static dev.lacuna.AttributeValue.s;
-import static dev.lacuna.SemanticsFixtures.DIR;
-import static dev.lacuna.SemanticsFixtures.key;
-import static dev.lacuna.SemanticsFixtures.stringTable;
-import static dev.lacuna.SemanticsFixtures.table;
+import static dev.lacuna.semantics.SemanticsFixtures.DIR;
+import static dev.lacuna.semantics.SemanticsFixtures.key;
+import static dev.lacuna.semantics.SemanticsFixtures.stringTable;
+import static dev.lacuna.semantics.SemanticsFixtures.table;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

@@ -1,5 +1,13 @@
-package dev.lacuna;
+package dev.lacuna.semantics;
 
+import dev.lacuna.AttributeValue;
+import dev.lacuna.Database;
+import dev.lacuna.DatabaseOptions;
+import dev.lacuna.Item;
+import dev.lacuna.Key;
+import dev.lacuna.Page;
+import dev.lacuna.Table;
+import dev.lacuna.TableSpec;
 import static dev.lacuna.AttributeValue.s;
 
 import dev.lacuna.vfs.MemVfs;

@@ -1,0 +1,10 @@
+/**
+ * Lacuna's secondary indexes: global ones kept from the log by a background updater, local ones in the
+ * write itself. Exports nothing; {@link dev.lacuna.Database} finds the kinds through
+ * {@link java.util.ServiceLoader}.
+ */
+module dev.lacuna.secondary {
+    requires transitive dev.lacuna.core;
+
+    provides dev.lacuna.index.IndexKind with dev.lacuna.secondary.GlobalIndexKind, dev.lacuna.secondary.LocalIndexKind;
+}

@@ -16,7 +16,7 @@ import java.util.Map;
  *
  * <p>Ordering exists only between two values of the same type among N (by numeric value), S (by UTF-8 bytes,
  * which is code point order) and B (by unsigned bytes); any other pair is unordered, so {@code <}, {@code <=},
- * {@code >}, {@code >=} and {@code BETWEEN} are false for it. Equality is {@link AttributeValue#equals},
+ * {@code >}, {@code >=} and {@code BETWEEN} are false for it. Equality is {@code AttributeValue.equals},
  * which already compares numbers by value and sets, binaries and maps by content.
  */
 final class Values {

@@ -3,7 +3,7 @@ package dev.lacuna.kv;
 /**
  * Extracts the prefix of a user key that a table's bloom filter indexes besides the whole key (RocksDB's
  * prefix extractor), typically the table id and partition key, so that a Query over one partition can
- * skip every table without it ({@link SstableReader#mayContainPrefix(byte[])}).
+ * skip every table without it ({@code SstableReader.mayContainPrefix}).
  *
  * <p>Implementations must be pure functions (the same key always gives the same length) and should be
  * "prefix-consistent": keys that share a prefix are contiguous in key order. A reader must be queried

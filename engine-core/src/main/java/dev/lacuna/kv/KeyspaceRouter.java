@@ -4,7 +4,7 @@ package dev.lacuna.kv;
  * Tells which keyspace a key belongs to. A keyspace is a set of hash partitions of its own (its own LSM
  * trees, like a RocksDB column family) sharing the store's log, memory budget, block cache and threads.
  * Keyspace 0 always exists, with {@link KvOptions#partitions()} partitions; others are made with
- * {@link LsmStore#createKeyspace}.
+ * {@code LsmStore.createKeyspace} (the item engine makes one per table and index).
  *
  * <p>Must be a pure function of the key, thread-safe, and consistent with key order: the keys of one
  * keyspace are contiguous, so a range within one keyspace reads only its trees.

@@ -8,7 +8,7 @@ import java.time.Clock;
 import java.util.Objects;
 
 /**
- * Settings of a {@link LsmStore}. Immutable and validated; build with {@link #builder()}.
+ * Settings of a {@link KvStore}. Immutable and validated; build with {@link #builder()}.
  *
  * @param vfs                     the file system (real files by default; {@link dev.lacuna.vfs.MemVfs} in tests)
  * @param partitions              hash partitions, a power of two from 1 to 1024; fixed when the store is created

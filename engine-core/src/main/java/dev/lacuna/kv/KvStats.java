@@ -3,7 +3,7 @@ package dev.lacuna.kv;
 import dev.lacuna.storage.WalStats;
 
 /**
- * Counters and shape of a {@link LsmStore}, summed over its partitions.
+ * Counters and shape of a {@link KvStore}, summed over its partitions.
  *
  * @param filesPerLevel          SSTables per level
  * @param bytesPerLevel          bytes per level

@@ -3,7 +3,7 @@ package dev.lacuna.kv;
 import java.util.Objects;
 
 /**
- * How a {@link SstableWriter} lays out a table. Validated on construction. Readers need none of it: every
+ * How a {@code SstableWriter} lays out a table. Validated on construction. Readers need none of it: every
  * table can be read whatever the options it was written with (except that prefix queries must use the
  * same {@link KeyPrefix}).
  *

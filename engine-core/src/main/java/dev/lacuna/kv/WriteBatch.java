@@ -6,7 +6,7 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * Writes applied atomically by {@link LsmStore#write}: all of them or none, also across a crash (they
+ * Writes applied atomically by {@link KvStore#write}: all of them or none, also across a crash (they
  * share one log record and one sequence number). If a batch writes the same key twice, the later
  * operation wins. Not thread-safe; the arrays passed in must not be changed afterwards.
  */

@@ -4,7 +4,7 @@ package dev.lacuna.lsm;
  * A keyspace of a {@link LsmStore}: hash partitions of its own (own LSM trees, like a RocksDB column
  * family) that share the store's log, memory budget, block cache and background threads.
  *
- * @param id         its id, which {@link KvOptions#keyspaceRouter()} maps its keys to; never reused
+ * @param id         its id, which {@link dev.lacuna.kv.KvOptions#keyspaceRouter()} maps its keys to; never reused
  * @param partitions its hash partitions
  * @param descriptor what its creator stored with it (a table's schema, for example)
  */

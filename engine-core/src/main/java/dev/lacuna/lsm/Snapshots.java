@@ -4,7 +4,7 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * The sequence numbers of live {@link KvSnapshot}s. Compactions keep, for every snapshot, the version
+ * The sequence numbers of live {@link dev.lacuna.kv.KvSnapshot}s. Compactions keep, for every snapshot, the version
  * of each key it can see. Thread-safe.
  */
 final class Snapshots {

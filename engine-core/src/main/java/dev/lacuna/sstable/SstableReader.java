@@ -135,10 +135,10 @@ public final class SstableReader implements AutoCloseable {
     }
 
     /**
-     * Whether the table may hold a key with prefix {@code prefix}, as extracted by the {@link KeyPrefix}
+     * Whether the table may hold a key with prefix {@code prefix}, as extracted by the {@link dev.lacuna.kv.KeyPrefix}
      * the table was written with; false is certain. Always true if the table has no filter.
      *
-     * <p>Only meaningful for prefixes that {@link KeyPrefix} produces: with {@link KeyPrefix#WHOLE_KEY}
+     * <p>Only meaningful for prefixes that {@link dev.lacuna.kv.KeyPrefix} produces: with {@link dev.lacuna.kv.KeyPrefix#WHOLE_KEY}
      * (the default) the filter holds whole user keys only, so this answers whether {@code prefix} is a
      * whole user key, and a partition prefix would be wrongly reported absent.
      */

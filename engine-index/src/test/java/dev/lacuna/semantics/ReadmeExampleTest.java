@@ -1,68 +1,43 @@
 package dev.lacuna.semantics;
 
-import dev.lacuna.AttributeValue;
-import dev.lacuna.Database;
-import dev.lacuna.DatabaseOptions;
-import dev.lacuna.IndexSpec;
-import dev.lacuna.Item;
-import dev.lacuna.Key;
-import dev.lacuna.KeyAttribute;
-import dev.lacuna.Page;
-import dev.lacuna.PutItem;
-import dev.lacuna.Query;
-import dev.lacuna.ReturnValues;
-import dev.lacuna.Table;
-import dev.lacuna.TableSpec;
-import dev.lacuna.UpdateItem;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.lacuna.vfs.MemVfs;
+import dev.lacuna.AttributeValue;
+import example.ReadmeExample;
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
+import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
-/** The README's embedding example, run as written (on the in-memory file system). */
+/** The README's embedding example: the README shows exactly {@link ReadmeExample}'s code, which runs on real files. */
 class ReadmeExampleTest {
+    @TempDir
+    Path dir;
 
     @Test
-    void shouldRunTheHelpdeskExampleOfTheReadme() {
-        DatabaseOptions options = DatabaseOptions.builder().vfs(new MemVfs()).build();
-        // --- README example, from here
-        try (Database db = Database.open(Path.of("helpdesk-data"), options)) {
-            db.createTable(TableSpec.builder("Tickets")
-                    .partitionKey("pk", AttributeValue.Type.S)
-                    .index(IndexSpec.global("GSI1", KeyAttribute.s("GSI1PK"), KeyAttribute.s("GSI1SK")))
-                    .build());
-            Table tickets = db.table("Tickets");
+    void shouldRunTheHelpdeskExampleOfTheReadmeOnRealFiles() {
+        ReadmeExample.Seen seen = ReadmeExample.run(dir.resolve("helpdesk-data"));
 
-            // Open a ticket: it carries the index keys, so it belongs to the queue.
-            tickets.putItem(new PutItem(Item.builder()
-                    .s("pk", "TICKET#1042").s("subject", "Printer jams").s("status", "OPEN")
-                    .n("openedAt", 1_717_000_000).s("GSI1PK", "QUEUE#open").s("GSI1SK", "1717000000")
-                    .build())
-                    .condition("attribute_not_exists(pk)"));
+        assertThat(seen.queue().items()).extracting(i -> i.get("pk")).containsExactly(AttributeValue.s("TICKET#1042"));
+        assertThat(seen.queueAfter().items()).isEmpty();
+        assertThat(seen.closed().has("GSI1PK")).isFalse();
+        assertThat(seen.closed().get("status")).isEqualTo(AttributeValue.s("CLOSED"));
+        assertThat(Files.exists(dir.resolve("helpdesk-data").resolve("CURRENT"))).isTrue();
+    }
 
-            // The open queue, oldest first, from an index that holds nothing else. GSIs are eventually
-            // consistent; readYourWrites waits until the index has every write acknowledged before the query.
-            Page queue = tickets.query(new Query("GSI1PK = :q").index("GSI1")
-                    .value(":q", AttributeValue.s("QUEUE#open"))
-                    .readYourWrites(Duration.ofSeconds(5)));
-
-            // Close it: set the status and remove the index keys (status is a reserved word: #s).
-            Item closed = tickets.updateItem(new UpdateItem(Key.of("pk", AttributeValue.s("TICKET#1042")))
-                    .update("SET #s = :closed REMOVE GSI1PK, GSI1SK")
-                    .condition("#s = :open")
-                    .name("#s", "status")
-                    .value(":closed", AttributeValue.s("CLOSED"))
-                    .value(":open", AttributeValue.s("OPEN"))
-                    .returnValues(ReturnValues.ALL_NEW))
-                    .orElseThrow();
-            // --- to here
-            assertThat(queue.items()).extracting(i -> i.get("pk")).containsExactly(AttributeValue.s("TICKET#1042"));
-            assertThat(tickets.query(new Query("GSI1PK = :q").index("GSI1").value(":q", AttributeValue.s("QUEUE#open"))
-                    .readYourWrites(Duration.ofSeconds(5))).items()).isEmpty();
-            assertThat(closed.has("GSI1PK")).isFalse();
-            assertThat(closed.get("status")).isEqualTo(AttributeValue.s("CLOSED"));
+    @Test
+    void shouldShowTheExampleInTheReadmeExactlyAsItRuns() throws IOException {
+        List<String> source = Files.readAllLines(Path.of("src/test/java/example/ReadmeExample.java"));
+        List<String> example = source.subList(source.indexOf("        // --- README example, from here") + 1,
+                source.indexOf("            // --- to here"));
+        // The README's block is the same code, eight columns to the left, opening the directory by name.
+        StringBuilder expected = new StringBuilder();
+        for (String line : example) {
+            expected.append(line.isEmpty() ? "" : line.substring(8)).append('\n');
         }
+        String readme = Files.readString(Path.of("../README.md"));
+        assertThat(readme).contains(expected.toString().replace("Database.open(dir)", "Database.open(Path.of(\"helpdesk-data\"))"));
     }
 }

@@ -1,6 +1,6 @@
 package dev.lacuna.storage;
 
-/** How {@link Wal#open} treats damage found while recovering the log. */
+/** How {@code Wal.open} treats damage found while recovering the log. */
 public enum RecoveryMode {
     /**
      * The default. Replay stops at the first bad record of the <em>last</em> segment and the segment is

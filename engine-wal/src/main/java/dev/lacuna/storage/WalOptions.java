@@ -1,7 +1,7 @@
 package dev.lacuna.storage;
 
 /**
- * Settings of a {@link Wal}. Validated on construction.
+ * Settings of the write-ahead log ({@code dev.lacuna.wal.Wal}). Validated on construction.
  *
  * @param segmentSize  a segment is closed and a new one started before it would grow past this many
  *                     bytes (a record larger than that gets a segment of its own)

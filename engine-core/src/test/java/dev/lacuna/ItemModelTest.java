@@ -101,7 +101,7 @@ class ItemModelTest {
     /**
      * The model's first finding, shrunk. A query reads the store with a prefix scan, which skips every table
      * whose bloom filter rules out the item's partition prefix; but the database sets that prefix only for
-     * routing ({@code KvOptions.keyPrefix}), not for the tables' filters ({@code TableOptions.keyPrefix} stays
+     * routing ({@code KvOptions.keyPrefix}), not for the tables' filters ({@code SstableOptions.keyPrefix} stays
      * whole-key), so on a table with a sort key every item already flushed is skipped.
      */
     @Test

@@ -291,6 +291,10 @@ final class Catalog implements AutoCloseable {
             Map<LiveIndex, KvSnapshot> backfills = new HashMap<>();
             for (IndexSpec index : added) {
                 int keyspace = createIndexKeyspace(spec, index);
+                // Every write of the table logged so far (with the change lock held, no other is in flight)
+                // must be in the snapshot: one still waiting for its fsync is not visible yet, and the log
+                // after the snapshot holds no before-image of it for the new index.
+                kv.awaitVisible(kv.loggedSequence());
                 KvSnapshot snapshot = kv.snapshot(); // every write logged after it knows the new index
                 kv.setLogCheckpoint(LiveIndex.checkpointName(keyspace), snapshot.sequence());
                 refs.add(new IndexRef(index.name(), keyspace, true));

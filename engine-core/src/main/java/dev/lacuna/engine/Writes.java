@@ -148,28 +148,50 @@ final class Writes {
     /** One item's write; returns what {@code returnValues} asks for. */
     private Item single(PreparedWrite w, ReturnValues returnValues, Durability durability) {
         Item before;
-        Item after;
+        Item after = null;
         long lsn = -1;
+        RuntimeException refused = null;
         int[] held = locks.lock(w.encodedKey);
+        long observed = kv.loggedSequence();
         try {
             before = read(w.encodedKey);
-            PreparedWrite.Outcome outcome = w.apply(before);
-            if (outcome.conditionFailed()) {
-                throw new ConditionalCheckFailedException("The conditional request failed",
-                        w.op.returnItemOnConditionFailure() ? before : null);
-            }
-            after = outcome.after();
-            WriteBatch batch = new WriteBatch();
-            if (stage(batch, w, before, after)) {
-                lsn = kv.writeNoWait(batch, durability);
+            try {
+                PreparedWrite.Outcome outcome = w.apply(before);
+                if (outcome.conditionFailed()) {
+                    refused = new ConditionalCheckFailedException("The conditional request failed",
+                            w.op.returnItemOnConditionFailure() ? before : null);
+                } else {
+                    after = outcome.after();
+                    WriteBatch batch = new WriteBatch();
+                    if (stage(batch, w, before, after)) {
+                        lsn = kv.writeNoWait(batch, durability);
+                    }
+                }
+            } catch (ValidationException e) {
+                refused = e; // the update does not apply to the item as it stands
             }
         } finally {
             locks.unlock(held);
         }
-        if (lsn >= 0) {
-            kv.awaitDurable(lsn, durability);
+        settle(lsn, observed, durability);
+        if (refused != null) {
+            throw refused;
         }
         return w.returned(returnValues, before, after);
+    }
+
+    /**
+     * Waits, with the item locks released, until what the request reports is safe to report: its own write
+     * as durable as asked, and every write it read (the before-images, a token) visible — a {@code SYNC} write
+     * read while it still waited for its fsync is not reported on, as a success, a no-op or a refusal, before
+     * a crash can no longer lose it.
+     */
+    private void settle(long lsn, long observed, Durability durability) {
+        if (lsn >= 0) {
+            kv.awaitDurable(lsn, durability); // covers what was read: it was logged before
+        } else {
+            kv.awaitVisible(observed);
+        }
     }
 
     /**
@@ -188,56 +210,72 @@ final class Writes {
             keys[writes.size()] = tokenKey;
         }
         byte[] digest = fingerprint == null ? null : digest(fingerprint);
-        long lsn = -1;
+        Logged logged;
         int[] held = locks.lock(keys);
+        long observed = kv.loggedSequence();
         try {
-            if (tokenKey != null && alreadyDone(token, tokenKey, digest)) {
-                return;
-            }
-            List<CancellationReason> reasons = new ArrayList<>();
-            List<Item> befores = new ArrayList<>();
-            List<Item> afters = new ArrayList<>();
-            boolean cancelled = false;
-            for (PreparedWrite w : writes) {
-                Item before = read(w.encodedKey);
-                befores.add(before);
-                try {
-                    PreparedWrite.Outcome outcome = w.apply(before);
-                    afters.add(outcome.after());
-                    if (outcome.conditionFailed()) {
-                        cancelled = true;
-                        reasons.add(new CancellationReason("ConditionalCheckFailed", "The conditional request failed",
-                                w.op.returnItemOnConditionFailure() ? before : null));
-                    } else {
-                        reasons.add(CancellationReason.NONE);
-                    }
-                } catch (ValidationException e) {
-                    cancelled = true;
-                    afters.add(before);
-                    reasons.add(new CancellationReason("ValidationError", e.getMessage(), null));
-                }
-            }
-            if (cancelled) {
-                throw new TransactionCanceledException(reasons);
-            }
-            WriteBatch batch = new WriteBatch();
-            boolean any = false;
-            for (int i = 0; i < writes.size(); i++) {
-                any |= stage(batch, writes.get(i), befores.get(i), afters.get(i));
-            }
-            if (tokenKey != null) {
-                batch.put(tokenKey, ByteBuffer.allocate(8 + digest.length).putLong(clock.millis()).put(digest).array());
-                any = true;
-            }
-            if (any) {
-                lsn = kv.writeNoWait(batch, durability);
-            }
+            logged = logAtomic(writes, token, tokenKey, digest, durability);
         } finally {
             locks.unlock(held);
         }
-        if (lsn >= 0) {
-            kv.awaitDurable(lsn, durability);
+        settle(logged.lsn(), observed, durability);
+        if (logged.refused() != null) {
+            throw logged.refused();
         }
+    }
+
+    /** What a write under its item locks did: the LSN it was logged at (-1: none), or why it was refused. */
+    private record Logged(long lsn, RuntimeException refused) {
+    }
+
+    /** Under the items' locks: reads them, checks every condition, and logs the writes as one record. */
+    private Logged logAtomic(List<PreparedWrite> writes, String token, byte[] tokenKey, byte[] digest,
+                             Durability durability) {
+        if (tokenKey != null) {
+            try {
+                if (alreadyDone(token, tokenKey, digest)) {
+                    return new Logged(-1, null);
+                }
+            } catch (IdempotentParameterMismatchException e) {
+                return new Logged(-1, e);
+            }
+        }
+        List<CancellationReason> reasons = new ArrayList<>();
+        List<Item> befores = new ArrayList<>();
+        List<Item> afters = new ArrayList<>();
+        boolean cancelled = false;
+        for (PreparedWrite w : writes) {
+            Item before = read(w.encodedKey);
+            befores.add(before);
+            try {
+                PreparedWrite.Outcome outcome = w.apply(before);
+                afters.add(outcome.after());
+                if (outcome.conditionFailed()) {
+                    cancelled = true;
+                    reasons.add(new CancellationReason("ConditionalCheckFailed", "The conditional request failed",
+                            w.op.returnItemOnConditionFailure() ? before : null));
+                } else {
+                    reasons.add(CancellationReason.NONE);
+                }
+            } catch (ValidationException e) {
+                cancelled = true;
+                afters.add(before);
+                reasons.add(new CancellationReason("ValidationError", e.getMessage(), null));
+            }
+        }
+        if (cancelled) {
+            return new Logged(-1, new TransactionCanceledException(reasons));
+        }
+        WriteBatch batch = new WriteBatch();
+        boolean any = false;
+        for (int i = 0; i < writes.size(); i++) {
+            any |= stage(batch, writes.get(i), befores.get(i), afters.get(i));
+        }
+        if (tokenKey != null) {
+            batch.put(tokenKey, ByteBuffer.allocate(8 + digest.length).putLong(clock.millis()).put(digest).array());
+            any = true;
+        }
+        return new Logged(any ? kv.writeNoWait(batch, durability) : -1, null);
     }
 
     /**
@@ -271,8 +309,9 @@ final class Writes {
         return item == null ? List.of() : index.maintainer().entries(item);
     }
 
+    /** The item as it stands, including a write still waiting for its fsync (see {@link #settle}). */
     private Item read(byte[] key) {
-        byte[] value = kv.get(key);
+        byte[] value = kv.getForUpdate(key);
         return value == null ? null : ItemCodec.decode(value);
     }
 
@@ -286,7 +325,7 @@ final class Writes {
 
     /** Whether a transaction with this token committed within its lifetime (and was the same request). */
     private boolean alreadyDone(String token, byte[] tokenKey, byte[] digest) {
-        byte[] stored = kv.get(tokenKey);
+        byte[] stored = kv.getForUpdate(tokenKey);
         if (stored == null) {
             return false;
         }

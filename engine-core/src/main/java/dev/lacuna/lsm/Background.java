@@ -181,7 +181,7 @@ final class Background {
         for (FileMeta f : files) {
             edit.addFile(tree.id, 0, f);
         }
-        db.versions.logAndApply(edit, db.visibleSequence);
+        db.versions.logAndApply(edit, db.loggedSequence);
         db.flushes.increment();
         db.flushBytes.add(out.bytesWritten());
         db.droppedEntries.add(dropped);

@@ -153,7 +153,7 @@ final class Compactor {
             for (FileMeta f : c.inputs()) {
                 edit.addFile(c.tree(), c.outputLevel(), f);
             }
-            db.versions.logAndApply(edit, db.visibleSequence);
+            db.versions.logAndApply(edit, db.loggedSequence);
             db.trivialMoves.increment();
             return;
         }
@@ -195,7 +195,7 @@ final class Compactor {
         for (FileMeta f : outputs) {
             edit.addFile(c.tree(), c.outputLevel(), f);
         }
-        db.versions.logAndApply(edit, db.visibleSequence);
+        db.versions.logAndApply(edit, db.loggedSequence);
         db.compactions.increment();
         db.compactionBytesRead.add(c.inputBytes());
         db.compactionBytesWritten.add(out.bytesWritten());

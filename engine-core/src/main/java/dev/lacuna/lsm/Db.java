@@ -49,8 +49,15 @@ final class Db {
     /** Keyspaces by id; null where there is none. Replaced whole under the commit lock. */
     volatile Route[] routes;
 
-    /** Every write up to here is in the memtables; reads without a snapshot read at it. */
+    /**
+     * Reads without a snapshot read at it: every write up to here is in the memtables, and every SYNC one is
+     * durable ({@link Visibility}).
+     */
     volatile long visibleSequence;
+    /** Every logged write up to here is in the memtables, durable or not; only a writer reads past visibility. */
+    volatile long loggedSequence;
+    /** Moves {@link #visibleSequence} as writes are logged and the log is made durable. */
+    final Visibility visibility = new Visibility(this);
     /** Bytes held by all memtables, active and frozen. */
     final AtomicLong memoryUsed = new AtomicLong();
     volatile boolean closed;

@@ -30,26 +30,49 @@ public final class KvLogReader implements AutoCloseable {
 
     private final WalReader reader;
     private final String where;
+    private final Visibility visibility;
+    /** A record read from the log but not yet visible (a SYNC write waiting for its fsync). */
+    private WalRecord held;
 
-    KvLogReader(WalReader reader, String where) {
+    KvLogReader(WalReader reader, String where, Visibility visibility) {
         this.reader = reader;
         this.where = where;
+        this.visibility = visibility;
     }
 
-    /** The next record, or null if the log holds no more yet. */
+    /** The next visible record, or null if the log holds no more yet. */
     public Batch next() {
-        return decode(reader.next());
+        if (held == null) {
+            held = reader.next();
+        }
+        return takeIfVisible();
     }
 
-    /** The next record, waiting up to {@code timeout} for one to be logged; null if none came. */
+    /**
+     * The next record, waiting up to {@code timeout} for one to be logged and visible; null if none came. A
+     * record is returned only once reads see it: a consumer never acts on a write a crash could lose.
+     */
     public Batch next(Duration timeout) throws InterruptedException {
-        return decode(reader.next(timeout));
+        long deadline = System.nanoTime() + timeout.toNanos();
+        if (held == null) {
+            held = reader.next(timeout);
+        }
+        if (held != null) {
+            visibility.awaitVisible(held.lsn(), deadline - System.nanoTime());
+        }
+        return takeIfVisible();
+    }
+
+    private Batch takeIfVisible() {
+        if (held == null || !visibility.isVisible(held.lsn())) {
+            return null;
+        }
+        WalRecord r = held;
+        held = null;
+        return decode(r);
     }
 
     private Batch decode(WalRecord r) {
-        if (r == null) {
-            return null;
-        }
         List<Op> ops = new ArrayList<>();
         for (WriteBatch.Op op : BatchCodec.decode(r.payload(), where + " LSN " + r.lsn())) {
             ops.add(new Op(Kind.values()[op.kind()], op.key(), op.value()));

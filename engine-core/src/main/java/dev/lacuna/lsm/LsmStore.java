@@ -127,7 +127,7 @@ public final class LsmStore implements AutoCloseable {
             }
         }
         db.memoryUsed.set(memory);
-        db.visibleSequence = Math.max(last, 0);
+        db.visibility.recovered(Math.max(last, 0));
     }
 
     /** Tables the manifest does not name were being written when the store last stopped: delete them. */
@@ -222,11 +222,37 @@ public final class LsmStore implements AutoCloseable {
         return writes.write(batch, durability, false);
     }
 
-    /** Waits until the write with sequence {@code lsn} is as durable as {@code durability} asks. */
+    /**
+     * Waits until the write with sequence {@code lsn} is as durable as {@code durability} asks and visible to
+     * reads (a {@code SYNC} write becomes visible only once durable; any other once every {@code SYNC} write
+     * before it is).
+     */
     public void awaitDurable(long lsn, Durability durability) {
-        if (durability instanceof Durability.Sync) {
-            db.wal.awaitDurable(lsn);
-        }
+        writes.awaitDurable(lsn, durability);
+    }
+
+    /**
+     * Waits until reads see every write up to {@code lsn}, forcing the log if a {@code SYNC} write up to there
+     * still waits for its fsync. A writer that read with {@link #getForUpdate} calls it with the
+     * {@link #loggedSequence} it read at before it reports anything that rests on what it read.
+     */
+    public void awaitVisible(long lsn) {
+        writes.awaitVisible(lsn);
+    }
+
+    /** The LSN of the newest logged write, visible or not (at least {@link #lastSequence}). */
+    public long loggedSequence() {
+        return db.loggedSequence;
+    }
+
+    /**
+     * The newest value of {@code key}, including writes logged but not yet visible (a {@code SYNC} write
+     * waiting for its fsync). Only for a writer that holds the key's lock and will compute a new value from
+     * it: reading below visibility there would lose the pending write's update. Before reporting on what it
+     * read, the writer calls {@link #awaitVisible}.
+     */
+    public byte[] getForUpdate(byte[] key) {
+        return reads.getAt(key, db.loggedSequence);
     }
 
     /**
@@ -243,7 +269,7 @@ public final class LsmStore implements AutoCloseable {
         try {
             db.checkWritable();
             dev.lacuna.manifest.VersionEdit.Keyspace k =
-                    db.versions.createKeyspace(partitions, descriptor, db.visibleSequence);
+                    db.versions.createKeyspace(partitions, descriptor, db.loggedSequence);
             Tree[] next = java.util.Arrays.copyOf(db.trees, db.versions.allocatedTrees());
             for (int t = k.firstTree(); t < k.firstTree() + partitions; t++) {
                 next[t] = new Tree(t);
@@ -264,7 +290,7 @@ public final class LsmStore implements AutoCloseable {
         db.commitLock.lock();
         try {
             db.checkWritable();
-            db.versions.updateKeyspace(id, descriptor, db.visibleSequence);
+            db.versions.updateKeyspace(id, descriptor, db.loggedSequence);
         } catch (IOException e) {
             db.setBackgroundError(e);
             throw new StorageIOException("cannot update keyspace " + id + ": " + e.getMessage(), e);
@@ -316,7 +342,7 @@ public final class LsmStore implements AutoCloseable {
         db.commitLock.lock();
         try {
             db.checkWritable();
-            db.versions.dropKeyspace(id, db.visibleSequence);
+            db.versions.dropKeyspace(id, db.loggedSequence);
             Tree[] next = db.trees.clone();
             dropping.forEach(t -> next[t.id] = null);
             db.installTrees(next, db.versions.keyspaces());
@@ -352,7 +378,7 @@ public final class LsmStore implements AutoCloseable {
      */
     public KvLogReader logReader(long fromLsn) {
         db.checkOpen();
-        return new KvLogReader(db.wal.reader(fromLsn), db.dir.resolve(WAL_DIR).toString());
+        return new KvLogReader(db.wal.reader(fromLsn), db.dir.resolve(WAL_DIR).toString(), db.visibility);
     }
 
     /**
@@ -366,7 +392,7 @@ public final class LsmStore implements AutoCloseable {
         try {
             db.checkWritable();
             db.wal.setCheckpoint(name, lsn); // first, so that no trim can pass it before the manifest has it
-            db.versions.logAndApply(new dev.lacuna.manifest.VersionEdit().checkpoint(name, lsn), db.visibleSequence);
+            db.versions.logAndApply(new dev.lacuna.manifest.VersionEdit().checkpoint(name, lsn), db.loggedSequence);
         } catch (IOException e) {
             db.setBackgroundError(e);
             throw new StorageIOException("cannot record checkpoint " + name + ": " + e.getMessage(), e);
@@ -381,7 +407,7 @@ public final class LsmStore implements AutoCloseable {
         db.commitLock.lock();
         try {
             db.checkWritable();
-            db.versions.logAndApply(new dev.lacuna.manifest.VersionEdit().removeCheckpoint(name), db.visibleSequence);
+            db.versions.logAndApply(new dev.lacuna.manifest.VersionEdit().removeCheckpoint(name), db.loggedSequence);
             db.wal.removeCheckpoint(name);
         } catch (IOException e) {
             db.setBackgroundError(e);

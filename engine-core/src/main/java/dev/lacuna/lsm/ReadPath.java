@@ -38,6 +38,15 @@ final class ReadPath {
         }
     }
 
+    /**
+     * The value of {@code key} at {@code sequence}, which may be past the visible sequence (a writer's read of
+     * writes logged but not yet durable). Needs no read tracking: a memtable purge only drops put/delete pairs
+     * below the visible sequence, which such a read sees deleted either way.
+     */
+    byte[] getAt(byte[] key, long sequence) {
+        return get(db.trees[db.treeOf(key)], key, sequence);
+    }
+
     private byte[] get(Tree tree, byte[] key, long snapshotOrLatest) {
         try (Tree.View view = tree.view(db.versions, () -> db.visibleSequence)) {
             long snapshot = snapshotOrLatest == LATEST ? view.latest() : snapshotOrLatest;

@@ -14,7 +14,8 @@ import java.util.Map;
  * Writes: validate, wait while a partition is too far behind on flushing or compaction (a bounded
  * stall), then under the commit lock append one log record and insert every operation into its
  * partition's memtable with the record's LSN as sequence number; finally, outside the lock, join the
- * group commit if the write is {@code SYNC}. A write is visible to reads once the commit lock is released.
+ * group commit if the write is {@code SYNC}. A {@code SYNC} write becomes visible to reads once its group's
+ * fsync returned, any other once every {@code SYNC} write logged before it has ({@link Visibility}).
  */
 final class WritePath {
     /** Frozen memtables a partition may have waiting before its writers stall. */
@@ -36,10 +37,35 @@ final class WritePath {
     long write(WriteBatch batch, Durability durability, boolean await) {
         long lsn = commit(batch, durability, -1);
         db.userBytes.add(batch.bytes());
-        if (await && durability instanceof Durability.Sync) {
-            db.wal.awaitDurable(lsn);
+        if (await) {
+            awaitDurable(lsn, durability);
         }
         return lsn;
+    }
+
+    /**
+     * Waits until the write with sequence {@code lsn} is as durable as {@code durability} asks and visible:
+     * for {@code SYNC}, the log forced up to it; for the others, every {@code SYNC} write before it durable.
+     */
+    void awaitDurable(long lsn, Durability durability) {
+        if (durability instanceof Durability.Sync) {
+            db.wal.awaitDurable(lsn);
+            db.visibility.durable(db.wal.durableLsn());
+        }
+        awaitVisible(lsn);
+    }
+
+    /**
+     * Waits until reads see every write up to {@code lsn}: if a {@code SYNC} write at or below it still waits
+     * for its fsync, force the log that far (joining its group commit) rather than report on what a crash
+     * could lose.
+     */
+    void awaitVisible(long lsn) {
+        if (db.visibleSequence >= lsn) {
+            return;
+        }
+        db.wal.awaitDurable(lsn);
+        db.visibility.durable(db.wal.durableLsn());
     }
 
     /**
@@ -103,7 +129,7 @@ final class WritePath {
                 }
             }
             if (record != null) {
-                db.visibleSequence = lsn;
+                db.visibility.logged(lsn, durability instanceof Durability.Sync);
             }
             long safe = db.reads.advance(db.visibleSequence);
             for (int id : treeIds) {

@@ -1,0 +1,158 @@
+package dev.lacuna.lsm;
+
+import dev.lacuna.vfs.Vfs;
+import dev.lacuna.vfs.VfsFile;
+import dev.lacuna.vfs.VfsLock;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Semaphore;
+
+/**
+ * A file system whose file {@code force} can be held: once {@link #hold()} is called, the next force of a
+ * file whose name ends with the given suffix blocks (after {@link #awaitHeld()} sees it) until
+ * {@link #release()}. Lets a test look at the store while a write waits for its fsync, without timing.
+ */
+public final class GatedForceVfs implements Vfs {
+    private final Vfs inner;
+    private final String suffix;
+    private volatile CountDownLatch entered;
+    private volatile Semaphore gate;
+
+    public GatedForceVfs(Vfs inner, String suffix) {
+        this.inner = inner;
+        this.suffix = suffix;
+    }
+
+    /** The next force of a matching file blocks until {@link #release()}. */
+    public void hold() {
+        entered = new CountDownLatch(1);
+        gate = new Semaphore(0);
+    }
+
+    /** Waits until a force is blocked. */
+    public void awaitHeld() throws InterruptedException {
+        entered.await();
+    }
+
+    /** Lets the blocked force (and every later one) go on. */
+    public void release() {
+        Semaphore g = gate;
+        gate = null;
+        if (g != null) {
+            g.release(Integer.MAX_VALUE / 2);
+        }
+    }
+
+    private void gateForce(String name) throws IOException {
+        Semaphore g = gate;
+        CountDownLatch e = entered;
+        if (g == null || !name.endsWith(suffix)) {
+            return;
+        }
+        e.countDown();
+        g.acquireUninterruptibly();
+    }
+
+    private VfsFile wrap(VfsFile f) {
+        return new VfsFile() {
+            @Override
+            public int read(ByteBuffer dst, long position) throws IOException {
+                return f.read(dst, position);
+            }
+
+            @Override
+            public void write(ByteBuffer src, long position) throws IOException {
+                f.write(src, position);
+            }
+
+            @Override
+            public long append(ByteBuffer src) throws IOException {
+                return f.append(src);
+            }
+
+            @Override
+            public void force() throws IOException {
+                gateForce(f.name());
+                f.force();
+            }
+
+            @Override
+            public long size() throws IOException {
+                return f.size();
+            }
+
+            @Override
+            public void truncate(long size) throws IOException {
+                f.truncate(size);
+            }
+
+            @Override
+            public String name() {
+                return f.name();
+            }
+
+            @Override
+            public void close() throws IOException {
+                f.close();
+            }
+        };
+    }
+
+    @Override
+    public VfsFile create(Path file) throws IOException {
+        return wrap(inner.create(file));
+    }
+
+    @Override
+    public VfsFile open(Path file) throws IOException {
+        return wrap(inner.open(file));
+    }
+
+    @Override
+    public VfsFile openReadOnly(Path file) throws IOException {
+        return wrap(inner.openReadOnly(file));
+    }
+
+    @Override
+    public boolean exists(Path path) {
+        return inner.exists(path);
+    }
+
+    @Override
+    public long size(Path file) throws IOException {
+        return inner.size(file);
+    }
+
+    @Override
+    public void rename(Path from, Path to) throws IOException {
+        inner.rename(from, to);
+    }
+
+    @Override
+    public void delete(Path file) throws IOException {
+        inner.delete(file);
+    }
+
+    @Override
+    public List<String> list(Path dir) throws IOException {
+        return inner.list(dir);
+    }
+
+    @Override
+    public void mkdirs(Path dir) throws IOException {
+        inner.mkdirs(dir);
+    }
+
+    @Override
+    public void syncDirectory(Path dir) throws IOException {
+        inner.syncDirectory(dir);
+    }
+
+    @Override
+    public VfsLock lock(Path lockFile) throws IOException {
+        return inner.lock(lockFile);
+    }
+}

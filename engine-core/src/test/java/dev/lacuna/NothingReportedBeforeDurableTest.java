@@ -2,7 +2,7 @@ package dev.lacuna;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.lacuna.lsm.GatedForceVfs;
+import dev.lacuna.lsm.ControlledVfs;
 import dev.lacuna.vfs.MemVfs;
 import java.nio.file.Path;
 import java.util.List;
@@ -53,7 +53,7 @@ class NothingReportedBeforeDurableTest {
     private static void check(Consumer<Database> first, Consumer<Database> second, boolean existing)
             throws Exception {
         MemVfs mem = new MemVfs();
-        GatedForceVfs vfs = new GatedForceVfs(mem, ".wal");
+        ControlledVfs vfs = new ControlledVfs(mem, ".wal");
         try (Database db = Database.open(DIR, DatabaseOptions.builder().vfs(vfs).build())) {
             db.createTable(TableSpec.builder("Tab").partitionKey("pk", AttributeValue.Type.S).build());
             if (existing) {

@@ -114,18 +114,20 @@ final class WritePath {
                 throw new IllegalArgumentException("sequence " + unloggedSequence + " is not a visible LSN (1 to "
                         + db.visibleSequence + ")");
             }
+            // Everything that can fail (a table opened to consult its bloom filter) runs before the append:
+            // between the append and the last insert nothing may fail, or part of a batch the caller is told
+            // failed would be visible now and the whole of it after a restart.
+            byte[][] annihilated = solePutsToAnnihilate(ops, treeIds);
             lsn = record == null ? unloggedSequence : db.wal.appendNoWait(record, 0, record.length, durability);
             long added = 0;
             for (int i = 0; i < treeIds.length; i++) {
                 WriteBatch.Op op = ops.get(i);
-                Tree tree = db.trees[treeIds[i]];
-                Memtable mem = tree.mem();
-                byte[] solePut = op.kind() == InternalKey.KIND_PUT ? null : mem.solePut(op.key());
+                Memtable mem = db.trees[treeIds[i]].mem();
                 long before = mem.bytes();
                 byte[] internalKey = mem.add(op.key(), lsn, op.kind(), op.value());
                 added += mem.bytes() - before;
-                if (solePut != null && !existsOutsideMemtable(tree, internalKey)) {
-                    mem.addPurgeable(solePut, internalKey);
+                if (annihilated != null && annihilated[i] != null) {
+                    mem.addPurgeable(annihilated[i], internalKey);
                 }
             }
             if (record != null) {
@@ -198,19 +200,44 @@ final class WritePath {
     }
 
     /**
-     * Whether a version of the key in {@code internalKey} may exist in {@code tree} outside its active
-     * memtable: in a frozen memtable or (by key range and bloom filter) in a table. If not, a put and
-     * its deletion that both sit in the active memtable are the key's whole history.
+     * For each deletion of {@code ops}, the put it will annihilate in its active memtable (null for none): the
+     * key's only version there, with no version of the key outside that memtable. Under the commit lock, so
+     * the memtables it looks at are the ones the operations then go into.
+     *
+     * @return null if no operation is a deletion of such a put
      */
-    private boolean existsOutsideMemtable(Tree tree, byte[] internalKey) {
+    private byte[][] solePutsToAnnihilate(List<WriteBatch.Op> ops, int[] treeIds) {
+        byte[][] out = null;
+        for (int i = 0; i < treeIds.length; i++) {
+            WriteBatch.Op op = ops.get(i);
+            if (op.kind() == WriteBatch.KIND_PUT) {
+                continue;
+            }
+            Tree tree = db.trees[treeIds[i]];
+            byte[] solePut = tree.mem().solePut(op.key());
+            if (solePut != null && !existsOutsideMemtable(tree, op.key())) {
+                if (out == null) {
+                    out = new byte[treeIds.length][];
+                }
+                out[i] = solePut;
+            }
+        }
+        return out;
+    }
+
+    /**
+     * Whether a version of {@code userKey} may exist in {@code tree} outside its active memtable: in a frozen
+     * memtable or (by key range and bloom filter) in a table. If not, a put and its deletion that both sit in
+     * the active memtable are the key's whole history.
+     */
+    private boolean existsOutsideMemtable(Tree tree, byte[] userKey) {
         try (Tree.View view = tree.view(db.versions)) {
-            byte[] userKey = InternalKey.userKey(internalKey);
             for (Memtable m : view.immutables()) {
                 if (m.get(userKey, InternalKey.MAX_SEQUENCE) != null) {
                     return true;
                 }
             }
-            return db.mayExistIn(view.version(), internalKey);
+            return db.mayExistIn(view.version(), InternalKey.seekKey(userKey, InternalKey.MAX_SEQUENCE));
         }
     }
 

@@ -25,7 +25,7 @@ class SyncVisibilityTest {
     @Test
     void shouldNotShowASyncWriteBeforeItsFsync() throws Exception {
         MemVfs mem = new MemVfs();
-        GatedForceVfs vfs = new GatedForceVfs(mem, ".wal");
+        ControlledVfs vfs = new ControlledVfs(mem, ".wal");
         try (LsmStore kv = LsmStore.open(DIR, options(vfs))) {
             kv.put(b("before"), b("1"));
             vfs.hold();
@@ -53,7 +53,7 @@ class SyncVisibilityTest {
 
     @Test
     void shouldHoldBackALaterUnsyncedWriteUntilTheSyncWriteBeforeItIsDurable() throws Exception {
-        GatedForceVfs vfs = new GatedForceVfs(new MemVfs(), ".wal");
+        ControlledVfs vfs = new ControlledVfs(new MemVfs(), ".wal");
         try (LsmStore kv = LsmStore.open(DIR, options(vfs))) {
             vfs.hold();
             CompletableFuture<Void> sync = CompletableFuture.runAsync(() -> kv.put(b("a"), b("1")));
@@ -76,7 +76,7 @@ class SyncVisibilityTest {
 
     @Test
     void shouldNotHandALogReaderASyncWriteBeforeItsFsync() throws Exception {
-        GatedForceVfs vfs = new GatedForceVfs(new MemVfs(), ".wal");
+        ControlledVfs vfs = new ControlledVfs(new MemVfs(), ".wal");
         try (LsmStore kv = LsmStore.open(DIR, options(vfs));
              KvLogReader log = kv.logReader(1)) {
             vfs.hold();

@@ -11,17 +11,19 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Semaphore;
 
 /**
- * A file system whose file {@code force} can be held: once {@link #hold()} is called, the next force of a
- * file whose name ends with the given suffix blocks (after {@link #awaitHeld()} sees it) until
- * {@link #release()}. Lets a test look at the store while a write waits for its fsync, without timing.
+ * A file system a test steers: once {@link #hold()} is called, the next force of a file whose name ends with
+ * the given suffix blocks (after {@link #awaitHeld()} sees it) until {@link #release()}, which lets a test
+ * look at the store while a write waits for its fsync, without timing; and {@link #failOpens} makes opening
+ * files of a suffix fail (a descriptor limit, say) until cleared.
  */
-public final class GatedForceVfs implements Vfs {
+public final class ControlledVfs implements Vfs {
     private final Vfs inner;
     private final String suffix;
     private volatile CountDownLatch entered;
     private volatile Semaphore gate;
+    private volatile String failingOpens;
 
-    public GatedForceVfs(Vfs inner, String suffix) {
+    public ControlledVfs(Vfs inner, String suffix) {
         this.inner = inner;
         this.suffix = suffix;
     }
@@ -44,6 +46,19 @@ public final class GatedForceVfs implements Vfs {
         if (g != null) {
             g.release(Integer.MAX_VALUE / 2);
         }
+    }
+
+    /** Opens of files whose names end with {@code suffix} throw an IOException from now on (null: none). */
+    public void failOpens(String suffix) {
+        failingOpens = suffix;
+    }
+
+    private Path checkOpen(Path file) throws IOException {
+        String suffix = failingOpens;
+        if (suffix != null && file.toString().endsWith(suffix)) {
+            throw new IOException("Too many open files (injected): " + file);
+        }
+        return file;
     }
 
     private void gateForce(String name) throws IOException {
@@ -108,12 +123,12 @@ public final class GatedForceVfs implements Vfs {
 
     @Override
     public VfsFile open(Path file) throws IOException {
-        return wrap(inner.open(file));
+        return wrap(inner.open(checkOpen(file)));
     }
 
     @Override
     public VfsFile openReadOnly(Path file) throws IOException {
-        return wrap(inner.openReadOnly(file));
+        return wrap(inner.openReadOnly(checkOpen(file)));
     }
 
     @Override

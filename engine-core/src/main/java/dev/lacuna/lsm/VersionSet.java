@@ -229,20 +229,22 @@ final class VersionSet implements AutoCloseable {
      * is recorded with it (recovery takes the larger of it and the log's).
      */
     synchronized void logAndApply(VersionEdit edit, long lastSequenceNow) throws IOException {
-        lastSequence = Math.max(lastSequence, lastSequenceNow);
-        edit.nextFileNumber(nextFileNumber).lastSequence(lastSequence);
+        edit.nextFileNumber(nextFileNumber).lastSequence(Math.max(lastSequence, lastSequenceNow));
+        // Nothing is installed before the edit is durable: installing releases the versions it replaces,
+        // whose files are then deleted, which only the durable edit allows.
         if (manifest.size() > maxManifestBytes) {
-            apply(edit, Manifest.fileName(manifest.number()));
-            rotateManifest(); // the new manifest's snapshot carries the edit
+            rotateManifest(edit);
         } else {
             manifest.append(edit);
-            apply(edit, Manifest.fileName(manifest.number()));
         }
+        apply(edit, Manifest.fileName(manifest.number()));
     }
 
-    private void rotateManifest() throws IOException {
+    /** Starts a new manifest holding the state as it is and then {@code edit}, and makes it current. */
+    private void rotateManifest(VersionEdit edit) throws IOException {
         long number = nextFileNumber++;
-        Manifest next = Manifest.create(vfs, dir, number, snapshot());
+        edit.nextFileNumber(nextFileNumber);
+        Manifest next = Manifest.create(vfs, dir, number, snapshot(), edit);
         Manifest old = manifest;
         manifest = next;
         old.close();

@@ -130,10 +130,11 @@ public final class Manifest implements AutoCloseable {
     }
 
     /**
-     * Writes manifest {@code number} holding {@code snapshot}, fsyncs it and makes it current. The caller
-     * deletes the previous manifest afterwards.
+     * Writes manifest {@code number} holding {@code snapshot} and then each of {@code edits}, fsyncs it and
+     * makes it current. The caller deletes the previous manifest afterwards.
      */
-    public static Manifest create(Vfs vfs, Path dir, long number, VersionEdit snapshot) throws IOException {
+    public static Manifest create(Vfs vfs, Path dir, long number, VersionEdit snapshot, VersionEdit... edits)
+            throws IOException {
         Path path = dir.resolve(fileName(number));
         if (vfs.exists(path)) {
             vfs.delete(path); // left by a crash before it became current
@@ -146,6 +147,9 @@ public final class Manifest implements AutoCloseable {
             file.write(0, header, 0, HEADER_SIZE);
             Manifest manifest = new Manifest(number, file, HEADER_SIZE);
             manifest.append(snapshot);
+            for (VersionEdit edit : edits) {
+                manifest.append(edit);
+            }
             setCurrent(vfs, dir, fileName(number));
             return manifest;
         } catch (IOException | RuntimeException e) {

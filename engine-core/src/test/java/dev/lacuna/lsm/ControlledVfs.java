@@ -13,8 +13,9 @@ import java.util.concurrent.Semaphore;
 /**
  * A file system a test steers: once {@link #hold()} is called, the next force of a file whose name ends with
  * the given suffix blocks (after {@link #awaitHeld()} sees it) until {@link #release()}, which lets a test
- * look at the store while a write waits for its fsync, without timing; and {@link #failOpens} makes opening
- * files of a suffix fail (a descriptor limit, say) until cleared.
+ * look at the store while a write waits for its fsync, without timing; {@link #failOpens} makes opening
+ * files of a suffix fail (a descriptor limit, say) and {@link #failCreates} creating files of a name (a full
+ * disk), until cleared.
  */
 public final class ControlledVfs implements Vfs {
     private final Vfs inner;
@@ -22,6 +23,7 @@ public final class ControlledVfs implements Vfs {
     private volatile CountDownLatch entered;
     private volatile Semaphore gate;
     private volatile String failingOpens;
+    private volatile String failingCreates;
 
     public ControlledVfs(Vfs inner, String suffix) {
         this.inner = inner;
@@ -51,6 +53,19 @@ public final class ControlledVfs implements Vfs {
     /** Opens of files whose names end with {@code suffix} throw an IOException from now on (null: none). */
     public void failOpens(String suffix) {
         failingOpens = suffix;
+    }
+
+    /** Creating files whose names contain {@code part} throws an IOException from now on (null: none). */
+    public void failCreates(String part) {
+        failingCreates = part;
+    }
+
+    private Path checkCreate(Path file) throws IOException {
+        String part = failingCreates;
+        if (part != null && file.getFileName().toString().contains(part)) {
+            throw new IOException("No space left on device (injected): " + file);
+        }
+        return file;
     }
 
     private Path checkOpen(Path file) throws IOException {
@@ -118,7 +133,7 @@ public final class ControlledVfs implements Vfs {
 
     @Override
     public VfsFile create(Path file) throws IOException {
-        return wrap(inner.create(file));
+        return wrap(inner.create(checkCreate(file)));
     }
 
     @Override

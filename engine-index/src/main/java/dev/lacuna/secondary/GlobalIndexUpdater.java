@@ -159,6 +159,9 @@ final class GlobalIndexUpdater implements IndexMaintainer {
                     checkpoint();
                 }
             }
+            if (applied > checkpointed) {
+                checkpoint(); // closing: a reopen then resumes from here instead of reading the log again
+            }
         }
     }
 

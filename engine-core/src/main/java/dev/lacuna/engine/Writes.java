@@ -1,37 +1,30 @@
 package dev.lacuna.engine;
 
 import dev.lacuna.BatchWriteItem;
-import dev.lacuna.TransactWrite;
-import dev.lacuna.WriteOp;
-import dev.lacuna.item.KeyEncoding;
-import java.util.HashSet;
-import java.util.Optional;
-import java.util.Set;
-import java.util.TreeSet;
-import java.util.concurrent.locks.Lock;
-import dev.lacuna.AttributeValue;
 import dev.lacuna.CancellationReason;
 import dev.lacuna.ConditionalCheckFailedException;
 import dev.lacuna.IdempotentParameterMismatchException;
 import dev.lacuna.Item;
 import dev.lacuna.ReturnValues;
+import dev.lacuna.TransactWrite;
 import dev.lacuna.TransactionCanceledException;
 import dev.lacuna.ValidationException;
-import dev.lacuna.storage.Durability;
+import dev.lacuna.WriteOp;
 import dev.lacuna.index.IndexDiff;
 import dev.lacuna.index.IndexEntry;
 import dev.lacuna.item.ItemCodec;
-import dev.lacuna.lsm.LsmStore;
 import dev.lacuna.kv.WriteBatch;
+import dev.lacuna.lsm.LsmStore;
+import dev.lacuna.storage.Durability;
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.time.Clock;
-import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.locks.Lock;
 
 /**
  * The item write path (ARCHITECTURE.md, "Write path"), top to bottom: hold the tables' write locks (so
@@ -42,20 +35,17 @@ import java.util.List;
  * condition does.
  */
 final class Writes {
-    /** How long a transaction's client request token is remembered (DynamoDB's rule). */
-    static final Duration TOKEN_LIFETIME = Duration.ofMinutes(10);
-
     private final LsmStore kv;
     private final Catalog catalog;
     private final ItemLocks locks = new ItemLocks();
-    private final Clock clock;
     private final Durability defaultDurability;
+    private final IdempotencyTokens tokens;
 
     Writes(LsmStore kv, Catalog catalog, Clock clock, Durability defaultDurability) {
         this.kv = kv;
         this.catalog = catalog;
-        this.clock = clock;
         this.defaultDurability = defaultDurability;
+        this.tokens = new IdempotencyTokens(kv, catalog.tokensKeyspace(), clock);
     }
 
     /**
@@ -100,6 +90,9 @@ final class Writes {
             runAtomic(prepared, clientRequestToken, clientRequestToken == null ? null : Fingerprint.of(items),
                     durability == null ? defaultDurability : durability);
         });
+        if (clientRequestToken != null) {
+            tokens.sweepIfDue(locks);
+        }
     }
 
     /** Runs {@code body} holding the write locks of {@code items}' tables, taken in name order. */
@@ -205,11 +198,11 @@ final class Writes {
         for (int i = 0; i < writes.size(); i++) {
             keys[i] = writes.get(i).encodedKey;
         }
-        byte[] tokenKey = token == null ? null : tokenKey(token);
+        byte[] tokenKey = token == null ? null : tokens.key(token);
         if (tokenKey != null) {
             keys[writes.size()] = tokenKey;
         }
-        byte[] digest = fingerprint == null ? null : digest(fingerprint);
+        byte[] digest = fingerprint == null ? null : IdempotencyTokens.digest(fingerprint);
         Logged logged;
         int[] held = locks.lock(keys);
         long observed = kv.loggedSequence();
@@ -233,7 +226,7 @@ final class Writes {
                              Durability durability) {
         if (tokenKey != null) {
             try {
-                if (alreadyDone(token, tokenKey, digest)) {
+                if (tokens.alreadyDone(token, tokenKey, digest)) {
                     return new Logged(-1, null);
                 }
             } catch (IdempotentParameterMismatchException e) {
@@ -272,7 +265,7 @@ final class Writes {
             any |= stage(batch, writes.get(i), befores.get(i), afters.get(i));
         }
         if (tokenKey != null) {
-            batch.put(tokenKey, ByteBuffer.allocate(8 + digest.length).putLong(clock.millis()).put(digest).array());
+            batch.put(tokenKey, tokens.entry(digest));
             any = true;
         }
         return new Logged(any ? kv.writeNoWait(batch, durability) : -1, null);
@@ -313,40 +306,5 @@ final class Writes {
     private Item read(byte[] key) {
         byte[] value = kv.getForUpdate(key);
         return value == null ? null : ItemCodec.decode(value);
-    }
-
-    private byte[] tokenKey(String token) {
-        if (token.isEmpty() || token.length() > 36) {
-            throw new ValidationException("ClientRequestToken must be 1 to 36 characters: " + token.length());
-        }
-        // An item key like any other, so that the store's key prefix extractor reads it as such.
-        return KeyEncoding.encodeKey(catalog.tokensKeyspace(), AttributeValue.s(token), null);
-    }
-
-    /** Whether a transaction with this token committed within its lifetime (and was the same request). */
-    private boolean alreadyDone(String token, byte[] tokenKey, byte[] digest) {
-        byte[] stored = kv.getForUpdate(tokenKey);
-        if (stored == null) {
-            return false;
-        }
-        ByteBuffer b = ByteBuffer.wrap(stored);
-        long at = b.getLong();
-        if (clock.millis() - at > TOKEN_LIFETIME.toMillis()) {
-            return false;
-        }
-        byte[] before = Arrays.copyOfRange(stored, 8, stored.length);
-        if (!Arrays.equals(before, digest)) {
-            throw new IdempotentParameterMismatchException("ClientRequestToken " + token
-                    + " was used within the last 10 minutes by a different request");
-        }
-        return true;
-    }
-
-    private static byte[] digest(String fingerprint) {
-        try {
-            return MessageDigest.getInstance("SHA-256").digest(fingerprint.getBytes(StandardCharsets.UTF_8));
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("every JVM has SHA-256", e);
-        }
     }
 }

@@ -1,14 +1,31 @@
 package dev.lacuna.storage;
 
-/** How {@link Wal#open} treats damage found while recovering the log. */
+/**
+ * How {@code Wal.open} treats damage found while recovering the log. In every mode, damage in a segment
+ * other than the last is a {@link CorruptionException}, and a log that recovery refuses is left on disk
+ * exactly as it was found. The full rule is in the write-ahead log's FORMAT.md ("Recovery").
+ */
 public enum RecoveryMode {
     /**
-     * The default. Replay stops at the first bad record of the <em>last</em> segment and the segment is
-     * truncated there: a crash in the middle of an append leaves exactly that kind of torn tail, and no
-     * record past it can have been acknowledged as durable. Damage in any earlier segment is a
-     * {@link dev.lacuna.storage.CorruptionException}.
+     * The default. Recovery reads the last segment until its records stop (a bad fragment, zero fill, its
+     * seal, or the end of the file) and then looks at the rest of the segment for any well-formed fragment
+     * of it (checksum, segment number, and an LSN not below the one expected there):
+     * <ul>
+     *   <li>nothing follows: a <em>torn tail</em>, as a crash in the middle of an append leaves it (the
+     *       writer writes front to back, so a cut-short write has only old zeros or nothing after it, and
+     *       none of its records was acknowledged). The segment is cut after its last good record;</li>
+     *   <li>something follows: <em>damage in the middle</em> (bit rot, a lost sector). The records after
+     *       it were written later, so if any of them was fsynced the damaged ones were too, and recovery
+     *       cannot tell: it throws a {@link CorruptionException} naming the file and the offset of the
+     *       damage, and cuts nothing.</li>
+     * </ul>
+     * A cleanly closed segment ends with a seal, so that damage to its last record is never taken for a
+     * torn tail. Two cases remain in which this mode guesses: damage to the very last records of a
+     * segment that was never closed, with nothing written after them, is cut as a torn tail; and a disk
+     * that makes unsynced writes durable out of order can leave a hole followed by records that were
+     * never acknowledged, which is refused (an operator decides).
      */
     TOLERATE_TORN_TAIL,
-    /** Any damage anywhere, including a torn tail, is a {@link dev.lacuna.storage.CorruptionException}. */
+    /** Any damage anywhere, including a torn tail, is a {@link CorruptionException}. */
     ABSOLUTE
 }

@@ -176,7 +176,7 @@ public final class Wal implements AutoCloseable {
             if (lsn > WalFormat.MAX_LSN) {
                 throw new IllegalStateException("write-ahead log " + dir + " has used every LSN");
             }
-            if (!current.isEmpty() && current.endAfter(length) > options.segmentSize()) {
+            if (!current.isEmpty() && current.sealedEndAfter(length) > options.segmentSize()) {
                 roll();
             }
             current.add(lsn, payload, offset, length);

@@ -15,9 +15,12 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * Flips every single bit of a small three-segment log, one at a time, and reopens it. Each flip must be
- * detected (a {@link CorruptionException}) or confined to a torn tail that recovery drops from the last
- * segment — never a wrong record returned, never a record of an earlier segment lost.
+ * Flips every single bit of a small three-segment log, one at a time, and reopens it in the default
+ * recovery mode ({@link dev.lacuna.storage.RecoveryMode#TOLERATE_TORN_TAIL}). The log was closed cleanly,
+ * so every record in it was fsynced: no flip may cost one. Each flip must either leave every record
+ * readable (it hit bytes no record depends on) or be refused with a {@link CorruptionException} naming the
+ * flipped file and an offset inside it, with no file changed by the refused open. A wrong record returned,
+ * or records dropped as if the damage were a torn tail, fail the test.
  */
 class WalBitFlipTest {
     private static final Path DIR = Path.of("/db/wal");
@@ -39,40 +42,54 @@ class WalBitFlipTest {
         long recordsBeforeLast = recordsBeforeLastSegment(original, names);
 
         int flips = 0;
-        int detected = 0;
-        int tornTail = 0;
-        int harmless = 0;
-        int undetected = 0;
+        int refused = 0;
+        int intact = 0;
+        int dropped = 0;
+        int wrong = 0;
         for (String name : names) {
             Path file = DIR.resolve(name);
             byte[] content = original.readAll(file);
             for (int bit = 0; bit < content.length * 8; bit++) {
                 flips++;
                 MemVfs damaged = copyWithFlip(original, names, file, bit);
+                byte[][] before = contents(damaged, names);
                 List<WalRecord> recovered;
                 try (Wal wal = Wal.open(damaged, DIR, OPTIONS)) {
                     recovered = WalTest.readAll(wal, 1);
                 } catch (CorruptionException e) {
                     assertThat(e.file()).isEqualTo(file.toString());
-                    detected++;
+                    assertThat(e.offset()).isBetween(0L, (long) content.length);
+                    assertThat(contents(damaged, names)).as("a refused open changes no file").isDeepEqualTo(before);
+                    refused++;
                     continue;
                 }
                 if (!isPrefix(recovered, written)) {
-                    undetected++; // a wrong record came back
+                    wrong++;
                 } else if (recovered.size() == written.size()) {
-                    harmless++;
-                } else if (recovered.size() >= recordsBeforeLast) {
-                    tornTail++;
+                    intact++;
                 } else {
-                    undetected++; // records of a sealed segment vanished silently
+                    dropped++; // fsynced records vanished as if they were a torn tail
                 }
             }
         }
-        System.out.println("wal bit flips: " + flips + ", undetected: " + undetected);
-        System.out.println("wal bit flips detected: " + detected + ", dropped as torn tail: " + tornTail
-                + ", harmless: " + harmless);
-        assertThat(undetected).isZero();
-        assertThat(detected).isGreaterThan(0);
+        System.out.println("wal bit flips: " + flips + " checked, " + refused + " refused with file and offset, "
+                + intact + " left every record readable, " + dropped + " dropped records, " + wrong
+                + " returned a wrong record (" + written.size() + " records, " + recordsBeforeLast
+                + " before the last segment)");
+        assertThat(dropped).as("flips that silently dropped fsynced records").isZero();
+        assertThat(wrong).as("flips that returned a wrong record").isZero();
+        assertThat(refused + intact).isEqualTo(flips);
+        assertThat(refused).isPositive();
+    }
+
+    /** Every segment's content (null where the file is gone). */
+    private static byte[][] contents(MemVfs vfs, List<String> names) throws IOException {
+        byte[][] out = new byte[names.size()][];
+        for (int i = 0; i < names.size(); i++) {
+            Path file = DIR.resolve(names.get(i));
+            out[i] = vfs.exists(file) ? vfs.readAll(file) : null;
+        }
+        return out;
     }
 
     private static long recordsBeforeLastSegment(MemVfs vfs, List<String> names) throws IOException {

@@ -123,8 +123,8 @@ final class WalRecovery {
 
     /**
      * Checks the last segment, which a crash may have left torn, and decides where it ends. A bad region
-     * with nothing well-formed after it is a torn tail; one with a well-formed fragment after it is
-     * damage in the middle, refused in either mode.
+     * with nothing well-formed after it, whose first fragment is not one flipped bit away from a
+     * well-formed one, is a torn tail; anything else is damage, refused in either mode.
      */
     private static Tail checkLast(VfsFile file, SegmentHeader header, RecoveryMode mode) throws IOException {
         SegmentReader reader = new SegmentReader(file, header);
@@ -151,21 +151,28 @@ final class WalRecovery {
         } else if (stop < size) {
             long found = TornTail.firstWellFormedFragment(file, header, stop, size, reader.expectedLsn());
             if (found >= 0) {
-                throw middleDamage(file, stop, found, reader.expectedLsn(), damage, reader.end());
+                throw middleDamage(file, stop, "a well-formed fragment of this segment follows at offset " + found,
+                        reader.expectedLsn(), damage, reader.end());
+            }
+            long flipped = damage == null ? -1
+                    : TornTail.flippedBit(file, header, stop, size, reader.expectedLsn());
+            if (flipped >= 0) {
+                throw middleDamage(file, stop, "one flipped bit in the byte at offset " + flipped + " would make it"
+                        + " well-formed, and a torn write does not flip bits", reader.expectedLsn(), damage,
+                        reader.end());
             }
         }
         return new Tail(header, end, header.sealable() && !sealed, reader.expectedLsn());
     }
 
-    private static CorruptionException middleDamage(VfsFile file, long stop, long found, long lsn,
+    private static CorruptionException middleDamage(VfsFile file, long stop, String evidence, long lsn,
                                                     CorruptionException damage, SegmentReader.End end) {
         String what = damage != null ? damage.detail()
                 : end == SegmentReader.End.SEALED ? "write-ahead log: data after the seal"
                 : "write-ahead log: zeros where the next record should be";
-        return new CorruptionException(file.name(), stop, what + ", but a well-formed fragment of this segment"
-                + " follows at offset " + found + ": damage in the middle of the log, not a torn tail. Records from"
-                + " LSN " + lsn + " on cannot be read and may have been acknowledged as durable, so recovery"
-                + " changed nothing");
+        return new CorruptionException(file.name(), stop, what + ", but " + evidence + ": damage, not a torn"
+                + " tail. Records from LSN " + lsn + " on cannot be read and may have been acknowledged as"
+                + " durable, so recovery changed nothing");
     }
 
     /** Deletes a last segment shorter than its header, or cuts the last segment and seals it. */

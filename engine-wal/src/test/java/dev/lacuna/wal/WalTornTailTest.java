@@ -39,6 +39,24 @@ class WalTornTailTest {
         return pos;
     }
 
+    /** Offset of the fragment that holds the end of record {@code index}. */
+    private static long lastFragment(int index) {
+        long pos = recordStart(index);
+        long fragment = pos;
+        for (long remaining = WalFormat.LSN_SIZE + PAYLOAD; remaining > 0; ) {
+            int blockLeft = (int) (OPTIONS.blockSize() - pos % OPTIONS.blockSize());
+            if (blockLeft < WalFormat.FRAGMENT_HEADER_SIZE) {
+                pos += blockLeft; // block padding
+                continue;
+            }
+            fragment = pos;
+            long n = Math.min(remaining, blockLeft - WalFormat.FRAGMENT_HEADER_SIZE);
+            pos += WalFormat.FRAGMENT_HEADER_SIZE + n;
+            remaining -= n;
+        }
+        return fragment;
+    }
+
     /**
      * A power loss while the log was open: {@link #RECORDS} synced records in segment 1, which is still the
      * live segment (zero fill after them, no seal).
@@ -87,6 +105,58 @@ class WalTornTailTest {
     }
 
     @Test
+    void shouldRefuseABitFlipInTheLastRecordOfTheLiveSegment() throws IOException {
+        MemVfs vfs = crashedLiveLog();
+        // Nothing follows the last record but zero fill; a torn write does not flip bits, though.
+        long at = recordStart(RECORDS) - 5;
+        write(vfs, SEGMENT_1, at, new byte[] {(byte) (vfs.readAll(SEGMENT_1)[(int) at] ^ 0x04)});
+        assertRefusedUnchanged(vfs, lastFragment(RECORDS - 1));
+    }
+
+    @Test
+    void shouldCutABytesWorthOfDamageToTheLastFragmentOfTheLiveSegment() throws IOException {
+        // The known limit: damage of more than one bit there, with nothing after it, is what a torn write
+        // might have left, and the last record is cut (FORMAT.md, "Limits of the rule").
+        MemVfs vfs = crashedLiveLog();
+        WalTest.flipByte(vfs, SEGMENT_1, recordStart(RECORDS) - 5); // four bits
+        try (Wal wal = Wal.open(vfs, DIR, OPTIONS)) {
+            assertThat(WalTest.readAll(wal, 1)).hasSize(RECORDS - 1);
+        }
+    }
+
+    @Test
+    void shouldCutAClearedLastBitAsATornTail() throws IOException {
+        // The last record ends in the byte 0x01. Clearing that bit leaves what a crash that cut the write
+        // just before that byte would leave: recovery cannot tell the two apart and cuts the record.
+        MemVfs vfs = new MemVfs();
+        MemVfs crashed;
+        byte[] last = WalTest.payload(9, PAYLOAD);
+        last[PAYLOAD - 1] = 1;
+        try (Wal wal = Wal.open(vfs, DIR, OPTIONS)) {
+            for (int i = 0; i < RECORDS - 1; i++) {
+                wal.append(WalTest.payload(i, PAYLOAD), Durability.SYNC);
+            }
+            wal.append(last, Durability.SYNC);
+            crashed = vfs.crashClone();
+        }
+        write(crashed, SEGMENT_1, recordStart(RECORDS) - 1, new byte[] {0});
+        try (Wal wal = Wal.open(crashed, DIR, OPTIONS)) {
+            assertThat(WalTest.readAll(wal, 1)).hasSize(RECORDS - 1);
+        }
+        // Set a bit instead, and it is damage: a cut leaves zeros, it does not set bits.
+        MemVfs again = new MemVfs();
+        try (Wal wal = Wal.open(again, DIR, OPTIONS)) {
+            for (int i = 0; i < RECORDS - 1; i++) {
+                wal.append(WalTest.payload(i, PAYLOAD), Durability.SYNC);
+            }
+            wal.append(last, Durability.SYNC);
+            crashed = again.crashClone();
+        }
+        write(crashed, SEGMENT_1, recordStart(RECORDS) - 1, new byte[] {3});
+        assertRefusedUnchanged(crashed, lastFragment(RECORDS - 1));
+    }
+
+    @Test
     void shouldCutAGenuineTornTail() throws IOException {
         MemVfs vfs = new MemVfs();
         MemVfs crashed;
@@ -109,6 +179,51 @@ class WalTornTailTest {
         try (Wal wal = Wal.open(crashed, DIR, OPTIONS.withRecoveryMode(RecoveryMode.ABSOLUTE))) {
             assertThat(WalTest.readAll(wal, 1)).hasSize(RECORDS + 1); // recovery left a clean log
         }
+    }
+
+    /**
+     * Tears the unsynced writes at every byte, as a power loss may, with and without zero fill after them:
+     * each tear must recover as a torn tail (never refused as damage), keeping every synced record. The
+     * unsynced payloads end in bytes with a single bit set, the case a flipped bit could be mistaken for.
+     */
+    @Test
+    void shouldTakeATearAtAnyByteForATornTail() throws IOException {
+        byte[][] unsynced = {{1}, {5, 0, 0, 0x40}, WalTest.payload(3, 150), {(byte) 0x80, 0}, {0, 0, 2}};
+        int tears = 0;
+        for (WalOptions options : new WalOptions[] {OPTIONS, OPTIONS.withPreallocate(0)}) {
+            MemVfs vfs = new MemVfs();
+            MemVfs synced;
+            byte[] current;
+            try (Wal wal = Wal.open(vfs, DIR, options)) {
+                for (int i = 0; i < RECORDS; i++) {
+                    wal.append(WalTest.payload(i, PAYLOAD), Durability.SYNC);
+                }
+                for (byte[] p : unsynced) {
+                    wal.append(p, Durability.NONE); // one write each, handed to the OS, never synced
+                }
+                synced = vfs.crashClone();
+                current = vfs.readAll(SEGMENT_1);
+            }
+            long from = recordStart(RECORDS);
+            for (int cut = (int) from; cut <= current.length; cut++) {
+                MemVfs torn = copy(synced);
+                write(torn, SEGMENT_1, from, Arrays.copyOfRange(current, (int) from, cut));
+                try (Wal wal = Wal.open(torn, DIR, options)) {
+                    List<WalRecord> records = WalTest.readAll(wal, 1);
+                    assertThat(records.size()).as("records after a tear at %d", cut)
+                            .isBetween(RECORDS, RECORDS + unsynced.length);
+                    for (int i = RECORDS; i < records.size(); i++) {
+                        assertThat(records.get(i).payload()).isEqualTo(unsynced[i - RECORDS]);
+                    }
+                }
+                tears++;
+            }
+        }
+        assertThat(tears).isGreaterThan(300);
+    }
+
+    private static MemVfs copy(MemVfs vfs) {
+        return vfs.crashClone(); // everything in it is durable: the clone is an exact copy
     }
 
     @Test

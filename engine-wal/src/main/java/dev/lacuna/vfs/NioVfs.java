@@ -35,8 +35,8 @@ public final class NioVfs implements Vfs {
 
     @Override
     public VfsFile create(Path file) throws IOException {
-        return NioFile.open(file, Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.READ, StandardOpenOption.WRITE),
-                false);
+        return NioFile.open(file,
+                Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.READ, StandardOpenOption.WRITE), false);
     }
 
     @Override

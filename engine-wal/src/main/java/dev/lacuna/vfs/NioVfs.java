@@ -16,15 +16,17 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.Stream;
 
 /**
- * The production {@link Vfs}: the operating system's file system through {@link FileChannel}.
+ * The production {@link Vfs}: the operating system's file system through {@link FileChannel} (and
+ * {@link AsynchronousFileChannel} for fsync, which an interrupt cannot close).
  *
  * <p>{@link VfsFile#force()} is {@code fdatasync} ({@code force(false)}), which also flushes the file size
  * when it changed, so appended bytes are durable after it. {@link #syncDirectory(Path)} opens the
  * directory and fsyncs it, which works on Linux (on some platforms, notably Windows, opening a directory
  * as a channel fails).
  *
- * <p>An interrupted thread costs at most its own call, never a file or the lock: see {@link NioFile} and
- * {@link #lock(Path)}.
+ * <p>An interrupted thread costs at most its own call, never a file or the lock: a file whose channel an
+ * interrupt closed reopens it and runs the operation again (the package-private {@code NioFile} explains
+ * how), and see {@link #lock(Path)}.
  *
  * <p>Thread-safe: it holds no state; each {@link VfsFile} it returns is thread-safe as well.
  */
@@ -95,8 +97,7 @@ public final class NioVfs implements Vfs {
      * {@inheritDoc}
      *
      * <p>Through an {@link AsynchronousFileChannel}, whose {@code force} runs in the calling thread and is not
-     * interruptible, so that an interrupted caller neither fails the sync nor loses its outcome (see
-     * {@link NioFile}).
+     * interruptible, so that an interrupted caller neither fails the sync nor loses its outcome.
      */
     @Override
     public void syncDirectory(Path dir) throws IOException {

@@ -8,6 +8,7 @@ package dev.lacuna.storage;
 public final class CorruptionException extends LacunaException {
     private final String file;
     private final long offset;
+    private final String detail;
 
     /**
      * @param file   the damaged file (its path as the file system names it)
@@ -18,6 +19,12 @@ public final class CorruptionException extends LacunaException {
         super(detail + " (file " + file + ", offset " + offset + ")");
         this.file = file;
         this.offset = offset;
+        this.detail = detail;
+    }
+
+    /** What check failed, without the file and offset. */
+    public String detail() {
+        return detail;
     }
 
     /** The damaged file. */

@@ -1,7 +1,7 @@
 package dev.lacuna.vfs;
 
 import java.io.IOException;
-import java.nio.ByteBuffer;
+import java.nio.channels.AsynchronousFileChannel;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.channels.OverlappingFileLockException;
@@ -11,17 +11,22 @@ import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.locks.ReentrantLock;
 import java.util.stream.Stream;
 
 /**
- * The production {@link Vfs}: the operating system's file system through {@link FileChannel}.
+ * The production {@link Vfs}: the operating system's file system through {@link FileChannel} (and
+ * {@link AsynchronousFileChannel} for fsync, which an interrupt cannot close).
  *
- * <p>{@link VfsFile#force()} is {@code fdatasync} ({@code FileChannel.force(false)}), which also flushes
- * the file size when it changed, so appended bytes are durable after it. {@link #syncDirectory(Path)}
- * opens the directory and fsyncs it, which works on Linux (on some platforms, notably Windows, opening a
- * directory as a channel fails).
+ * <p>{@link VfsFile#force()} is {@code fdatasync} ({@code force(false)}), which also flushes the file size
+ * when it changed, so appended bytes are durable after it. {@link #syncDirectory(Path)} opens the
+ * directory and fsyncs it, which works on Linux (on some platforms, notably Windows, opening a directory
+ * as a channel fails).
+ *
+ * <p>An interrupted thread costs at most its own call, never a file or the lock: a file whose channel an
+ * interrupt closed reopens it and runs the operation again (the package-private {@code NioFile} explains
+ * how), and see {@link #lock(Path)}.
  *
  * <p>Thread-safe: it holds no state; each {@link VfsFile} it returns is thread-safe as well.
  */
@@ -32,21 +37,18 @@ public final class NioVfs implements Vfs {
 
     @Override
     public VfsFile create(Path file) throws IOException {
-        FileChannel channel = FileChannel.open(file,
-                StandardOpenOption.CREATE_NEW, StandardOpenOption.READ, StandardOpenOption.WRITE);
-        return new NioFile(channel, file.toString(), false);
+        return NioFile.open(file,
+                Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.READ, StandardOpenOption.WRITE), false);
     }
 
     @Override
     public VfsFile open(Path file) throws IOException {
-        FileChannel channel = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE);
-        return new NioFile(channel, file.toString(), false);
+        return NioFile.open(file, Set.of(StandardOpenOption.READ, StandardOpenOption.WRITE), false);
     }
 
     @Override
     public VfsFile openReadOnly(Path file) throws IOException {
-        FileChannel channel = FileChannel.open(file, StandardOpenOption.READ);
-        return new NioFile(channel, file.toString(), true);
+        return NioFile.open(file, Set.of(StandardOpenOption.READ), true);
     }
 
     @Override
@@ -91,9 +93,15 @@ public final class NioVfs implements Vfs {
         Files.createDirectories(dir);
     }
 
+    /**
+     * {@inheritDoc}
+     *
+     * <p>Through an {@link AsynchronousFileChannel}, whose {@code force} runs in the calling thread and is not
+     * interruptible, so that an interrupted caller neither fails the sync nor loses its outcome.
+     */
     @Override
     public void syncDirectory(Path dir) throws IOException {
-        try (FileChannel channel = FileChannel.open(dir, StandardOpenOption.READ)) {
+        try (AsynchronousFileChannel channel = AsynchronousFileChannel.open(dir, StandardOpenOption.READ)) {
             channel.force(true);
         }
     }
@@ -102,7 +110,9 @@ public final class NioVfs implements Vfs {
      * {@inheritDoc}
      *
      * <p>Uses an OS file lock ({@code FileChannel.tryLock}), so it excludes other processes as well as a
-     * second lock of the same file within this JVM.
+     * second lock of the same file within this JVM. An interrupt cannot release it: closing the channel
+     * would (and an interrupt closes a {@code FileChannel} during a blocking operation), but the channel
+     * is used for {@code tryLock} and {@code release} only, neither of which is interruptible.
      */
     @Override
     public VfsLock lock(Path lockFile) throws IOException {
@@ -150,96 +160,6 @@ public final class NioVfs implements Vfs {
                 fileLock.release();
             } finally {
                 channel.close();
-            }
-        }
-    }
-
-    /**
-     * A file over a {@link FileChannel}. Positional reads and writes go straight to the channel (pread and
-     * pwrite are thread-safe); append and truncate take {@link #sizeLock} so that two appends never pick
-     * the same end offset and a truncate cannot interleave with an append's size-then-write.
-     */
-    private static final class NioFile implements VfsFile {
-        private final FileChannel channel;
-        private final String name;
-        private final boolean readOnly;
-        private final ReentrantLock sizeLock = new ReentrantLock();
-
-        NioFile(FileChannel channel, String name, boolean readOnly) {
-            this.channel = channel;
-            this.name = name;
-            this.readOnly = readOnly;
-        }
-
-        @Override
-        public int read(ByteBuffer dst, long position) throws IOException {
-            return channel.read(dst, position);
-        }
-
-        @Override
-        public void write(ByteBuffer src, long position) throws IOException {
-            checkWritable();
-            writeFully(src, position);
-        }
-
-        @Override
-        public long append(ByteBuffer src) throws IOException {
-            checkWritable();
-            sizeLock.lock();
-            try {
-                // The file may also be written at arbitrary positions, so the end is the channel's size,
-                // not a position this handle tracks.
-                long position = channel.size();
-                writeFully(src, position);
-                return position;
-            } finally {
-                sizeLock.unlock();
-            }
-        }
-
-        private void writeFully(ByteBuffer src, long position) throws IOException {
-            long at = position;
-            while (src.hasRemaining()) {
-                at += channel.write(src, at);
-            }
-        }
-
-        @Override
-        public void force() throws IOException {
-            // fdatasync: flushes the data and the size (when it changed), not the timestamps.
-            channel.force(false);
-        }
-
-        @Override
-        public long size() throws IOException {
-            return channel.size();
-        }
-
-        @Override
-        public void truncate(long size) throws IOException {
-            checkWritable();
-            sizeLock.lock();
-            try {
-                channel.truncate(size);
-            } finally {
-                sizeLock.unlock();
-            }
-        }
-
-        @Override
-        public String name() {
-            return name;
-        }
-
-        @Override
-        public void close() throws IOException {
-            channel.close();
-        }
-
-        // FileChannel would throw the unchecked NonWritableChannelException; callers handle IOException.
-        private void checkWritable() throws IOException {
-            if (readOnly) {
-                throw new IOException(name + " is open read-only");
             }
         }
     }

@@ -12,6 +12,9 @@ import java.util.List;
  * <p>Durability contract, as on POSIX: bytes written to a file survive a power loss only after
  * {@link VfsFile#force()}; a file's directory entry (creation, rename, deletion) survives only after
  * {@link #syncDirectory(Path)} on its directory. Implementations are thread-safe.
+ *
+ * <p>Interrupts: a thread interrupted before or during a call may see that call fail, but every open file
+ * and every lock must stay usable by other calls (embedders cancel work by interrupting threads).
  */
 public interface Vfs {
     /**

@@ -10,11 +10,17 @@ import java.io.IOException;
 /**
  * The validated header of a segment file.
  *
+ * @param version   format version ({@link WalFormat#MIN_VERSION} to {@link WalFormat#VERSION})
  * @param segment   segment number
  * @param blockSize block size its records are framed in
  * @param firstLsn  LSN of its first record
  */
-record SegmentHeader(long segment, int blockSize, long firstLsn) {
+record SegmentHeader(int version, long segment, int blockSize, long firstLsn) {
+    /** Whether a closed segment of this version ends with a seal. */
+    boolean sealable() {
+        return version >= WalFormat.SEALED_VERSION;
+    }
+
     /**
      * Reads and checks the header of {@code file}, which is named as segment {@code expectedSegment}.
      *
@@ -37,10 +43,10 @@ record SegmentHeader(long segment, int blockSize, long firstLsn) {
                     "write-ahead log: segment header checksum mismatch");
         }
         int version = WalFormat.getInt(h, WalFormat.VERSION_OFFSET);
-        if (version != WalFormat.VERSION) {
+        if (version < WalFormat.MIN_VERSION || version > WalFormat.VERSION) {
             throw new CorruptionException(file.name(), WalFormat.VERSION_OFFSET,
                     "write-ahead log: unsupported format version " + version + " (this build reads "
-                            + WalFormat.VERSION + ")");
+                            + WalFormat.MIN_VERSION + " to " + WalFormat.VERSION + ")");
         }
         int blockSize = WalFormat.getInt(h, WalFormat.BLOCK_SIZE_OFFSET);
         if (blockSize < WalOptions.MIN_BLOCK_SIZE || blockSize > WalOptions.MAX_BLOCK_SIZE) {
@@ -61,6 +67,6 @@ record SegmentHeader(long segment, int blockSize, long firstLsn) {
             throw new CorruptionException(file.name(), WalFormat.FIRST_LSN_OFFSET,
                     "write-ahead log: bad first LSN " + firstLsn);
         }
-        return new SegmentHeader(segment, blockSize, firstLsn);
+        return new SegmentHeader(version, segment, blockSize, firstLsn);
     }
 }

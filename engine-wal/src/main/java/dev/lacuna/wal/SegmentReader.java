@@ -16,7 +16,8 @@ import java.util.zip.CRC32C;
  * sealed segment, the published write position for the live one). Every check a reader can make is made:
  * fragment checksum, type sequence, lengths within the block, the segment number in each fragment, and
  * consecutive LSNs. Damage is a {@link CorruptionException} naming the file and the fragment's offset;
- * {@link #validEnd()} then tells where the last good record ended. Not thread-safe.
+ * {@link #validEnd()} then tells where the last good record ended. A seal (version 2) ends the records: no
+ * record may follow it. Not thread-safe.
  */
 final class SegmentReader {
     /** Outcome of {@link #next(long)} when no record is returned. */
@@ -24,10 +25,13 @@ final class SegmentReader {
         /** The limit was reached exactly at a record boundary. */
         LIMIT,
         /** A zero-filled fragment header: the end of what the writer wrote (preallocated space follows). */
-        ZERO_FILL
+        ZERO_FILL,
+        /** The segment's seal: it was closed here ({@link #sealEnd()} tells where the seal ends). */
+        SEALED
     }
 
     private final VfsFile file;
+    private final boolean sealable;
     private final long segment;
     private final int blockSize;
     private final CRC32C crc = new CRC32C();
@@ -38,20 +42,20 @@ final class SegmentReader {
     private long position;
     private long expectedLsn;
     private End end;
+    private long sealEnd = -1;
 
     /**
-     * @param file       the segment, positioned by the caller past its (already validated) header
-     * @param segment    the segment's number
-     * @param blockSize  the block size recorded in its header
-     * @param firstLsn   the first LSN recorded in its header
+     * @param file   the segment
+     * @param header its header, already read and validated
      */
-    SegmentReader(VfsFile file, long segment, int blockSize, long firstLsn) {
+    SegmentReader(VfsFile file, SegmentHeader header) {
         this.file = file;
-        this.segment = segment;
-        this.blockSize = blockSize;
+        this.sealable = header.sealable();
+        this.segment = header.segment();
+        this.blockSize = header.blockSize();
         this.block = new byte[blockSize];
         this.position = HEADER_SIZE;
-        this.expectedLsn = firstLsn;
+        this.expectedLsn = header.firstLsn();
     }
 
     /** Offset just past the last record returned (the header's end before the first). */
@@ -67,6 +71,11 @@ final class SegmentReader {
     /** Why the last {@link #next} returned null. */
     End end() {
         return end;
+    }
+
+    /** Offset just past the seal, once {@link #next} has returned null with {@link End#SEALED}; else -1. */
+    long sealEnd() {
+        return sealEnd;
     }
 
     /**
@@ -118,7 +127,8 @@ final class SegmentReader {
                 end = End.ZERO_FILL;
                 return null;
             }
-            if (type < WalFormat.FULL || type > WalFormat.LAST) {
+            boolean seal = type == WalFormat.SEAL && sealable;
+            if ((type < WalFormat.FULL || type > WalFormat.LAST) && !seal) {
                 throw corrupt(pos, "bad fragment type " + type);
             }
             if (length > blockLeft - FRAGMENT_HEADER_SIZE) {
@@ -136,6 +146,14 @@ final class SegmentReader {
             if (fragmentSegment != (int) segment) {
                 throw corrupt(pos, "fragment belongs to segment " + Integer.toUnsignedString(fragmentSegment)
                         + ", not " + segment + " (stale data)");
+            }
+            if (seal) {
+                if (length != 0 || inRecord) {
+                    throw corrupt(pos, length != 0 ? "seal of " + length + " bytes" : "record interrupted by the seal");
+                }
+                end = End.SEALED;
+                sealEnd = pos + FRAGMENT_HEADER_SIZE;
+                return null;
             }
             boolean starts = type == WalFormat.FULL || type == WalFormat.FIRST;
             if (starts == inRecord) {

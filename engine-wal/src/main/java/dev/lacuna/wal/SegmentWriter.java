@@ -164,8 +164,25 @@ final class SegmentWriter {
         file.force();
     }
 
-    /** Flushes, cuts the zero fill after the last record and fsyncs: the segment is final. */
+    /**
+     * Offset the segment would end at, sealed, if a record with {@code payloadLength} bytes were added now:
+     * what must stay within the segment size.
+     */
+    long sealedEndAfter(int payloadLength) {
+        long end = endAfter(payloadLength);
+        return end + WalFormat.sealLength(end, blockSize);
+    }
+
+    /**
+     * Writes the seal after the last record, cuts the zero fill after it and fsyncs: the segment is final.
+     * The seal tells recovery that every record before it was fsynced, so that damage to the last record
+     * of the last segment is not mistaken for a torn tail.
+     */
     void seal() throws IOException {
+        byte[] seal = WalFormat.seal(end(), number, blockSize);
+        ensurePending(seal.length);
+        System.arraycopy(seal, 0, pending, pendingLength, seal.length);
+        pendingLength += seal.length;
         flush();
         file.truncate(written);
         file.force();

@@ -142,7 +142,10 @@ public final class Wal implements AutoCloseable {
      * numbered in the order their appends take the write lock; a record is visible to readers once it has
      * been handed to the OS.
      *
-     * @throws StorageIOException      if the file system fails, now or earlier (the log then refuses appends)
+     * @throws StorageIOException      if the file system fails, now or earlier (the log then refuses appends);
+     *                                 or if the thread is interrupted while it waits for another thread's
+     *                                 fsync: the record is then in the log and may still become durable,
+     *                                 and the log carries on (an interrupt never makes it refuse appends)
      * @throws DatabaseClosedException if the log is closed
      * @throws IllegalArgumentException if the payload is larger than 128 MiB
      */
@@ -176,7 +179,7 @@ public final class Wal implements AutoCloseable {
             if (lsn > WalFormat.MAX_LSN) {
                 throw new IllegalStateException("write-ahead log " + dir + " has used every LSN");
             }
-            if (!current.isEmpty() && current.endAfter(length) > options.segmentSize()) {
+            if (!current.isEmpty() && current.sealedEndAfter(length) > options.segmentSize()) {
                 roll();
             }
             current.add(lsn, payload, offset, length);

@@ -13,7 +13,7 @@ import java.util.zip.CRC32C;
  *
  * header (40 bytes, little-endian)
  *   0  magic        u64  "LACUNAWL"
- *   8  version      u32  1
+ *   8  version      u32  2 (1 is still read: no seal)
  *  12  blockSize    u32
  *  16  segment      u64  segment number, equal to the file name's
  *  24  firstLsn     u64  LSN of the segment's first record
@@ -23,19 +23,25 @@ import java.util.zip.CRC32C;
  * fragment (11-byte header + data, never crossing a block boundary)
  *   0  crc          u32  CRC32C of bytes 6..(11+length) (type, segment, data)
  *   4  length       u16  data bytes in this fragment
- *   6  type         u8   1 FULL, 2 FIRST, 3 MIDDLE, 4 LAST (0 only in zero fill)
+ *   6  type         u8   1 FULL, 2 FIRST, 3 MIDDLE, 4 LAST, 5 SEAL (0 only in zero fill)
  *   7  segment      u32  low 32 bits of the segment number
  *  11  data
  *
  * record = lsn u64, payload; split into FULL or FIRST MIDDLE* LAST fragments
+ * seal   = one SEAL fragment of length 0 after the last record of a closed segment (version 2)
  * </pre>
  *
  * A block with fewer than 11 bytes left is padded with zeros (checked by readers). Everything after the last fragment of the
- * segment being written is zero fill (preallocation); a sealed segment is cut to its last fragment.
+ * segment being written is zero fill (preallocation); a sealed segment ends with its seal.
  */
 final class WalFormat {
     static final long MAGIC = 0x4C57414E5543414CL; // "LACUNAWL" read as little-endian
-    static final int VERSION = 1;
+    /** The version this build writes. */
+    static final int VERSION = 2;
+    /** The oldest version this build reads. Version 1 segments have no seal. */
+    static final int MIN_VERSION = 1;
+    /** The first version whose closed segments end with a seal. */
+    static final int SEALED_VERSION = 2;
 
     static final int HEADER_SIZE = 40;
     static final int MAGIC_OFFSET = 0;
@@ -57,6 +63,7 @@ final class WalFormat {
     static final byte FIRST = 2;
     static final byte MIDDLE = 3;
     static final byte LAST = 4;
+    static final byte SEAL = 5;
 
     static final int LSN_SIZE = 8;
     /** Largest LSN: the engine packs sequence numbers into 56 bits. */
@@ -122,6 +129,27 @@ final class WalFormat {
             remaining -= n;
         }
         return pos;
+    }
+
+    /**
+     * The bytes that seal a segment whose records end at {@code end}: zero padding if fewer than a fragment
+     * header's bytes are left in the block, then a SEAL fragment (length 0, checksum over its type and
+     * segment number).
+     */
+    static byte[] seal(long end, long segment, int blockSize) {
+        byte[] b = new byte[sealLength(end, blockSize)];
+        int h = b.length - FRAGMENT_HEADER_SIZE; // after the padding, if any
+        putShort(b, h + FRAGMENT_LENGTH_OFFSET, 0);
+        b[h + FRAGMENT_TYPE_OFFSET] = SEAL;
+        putInt(b, h + FRAGMENT_SEGMENT_OFFSET, (int) segment);
+        putInt(b, h + FRAGMENT_CRC_OFFSET, crc(b, h + FRAGMENT_TYPE_OFFSET, FRAGMENT_HEADER_SIZE - FRAGMENT_TYPE_OFFSET));
+        return b;
+    }
+
+    /** Bytes that {@link #seal} adds after records ending at {@code end}. */
+    static int sealLength(long end, int blockSize) {
+        int blockLeft = (int) (blockSize - end % blockSize);
+        return (blockLeft < FRAGMENT_HEADER_SIZE ? blockLeft : 0) + FRAGMENT_HEADER_SIZE;
     }
 
     static int crc(byte[] b, int offset, int length) {

@@ -78,7 +78,7 @@ public final class WalReader implements AutoCloseable {
                     throw new IllegalStateException("write-ahead log published LSN " + v.lastLsn()
                             + " but segment " + segment + " ends at LSN " + (reader.expectedLsn() - 1));
                 }
-                moveToSegment(segment + 1); // a sealed segment ended: its successor holds the rest
+                moveToSegment(segment + 1); // a closed segment ended (at its seal): its successor holds the rest
             }
         } catch (IOException e) {
             throw new StorageIOException("cannot read write-ahead log segment " + segment + ": " + e.getMessage(), e);
@@ -144,7 +144,7 @@ public final class WalReader implements AutoCloseable {
             }
             file = f;
             segment = number;
-            reader = new SegmentReader(f, number, header.blockSize(), header.firstLsn());
+            reader = new SegmentReader(f, header);
         } catch (IOException | RuntimeException e) {
             SegmentWriter.closeQuietly(f, e);
             throw e;

@@ -1,8 +1,8 @@
 package dev.lacuna.wal;
 
+import dev.lacuna.storage.CorruptionException;
 import dev.lacuna.storage.RecoveryMode;
 import dev.lacuna.storage.WalOptions;
-import dev.lacuna.storage.CorruptionException;
 import dev.lacuna.vfs.Vfs;
 import dev.lacuna.vfs.VfsFile;
 import java.io.IOException;
@@ -15,7 +15,8 @@ import java.util.TreeMap;
 /**
  * Validates the segments found in a log directory and leaves them all sealed: every record is read and
  * checked, a torn tail of the last segment is cut off (in {@link RecoveryMode#TOLERATE_TORN_TAIL}), and
- * damage anywhere else is a {@link CorruptionException}.
+ * damage anywhere else is a {@link CorruptionException}. Nothing is changed on disk until every segment
+ * has been checked, so a refused log is left exactly as it was found.
  */
 final class WalRecovery {
     /**
@@ -27,6 +28,17 @@ final class WalRecovery {
      * @param droppedTail bytes cut from the end of the last segment (0 if it ended cleanly)
      */
     record Result(TreeMap<Long, Long> segments, long nextLsn, long nextSegment, long droppedTail) {
+    }
+
+    /**
+     * How the last segment ends, once checked.
+     *
+     * @param header  its header; null if the file is shorter than a header (to be deleted)
+     * @param cutAt   where to cut it: just past its last record, or past its seal if it has one
+     * @param seal    whether a seal must be written at {@code cutAt}
+     * @param nextLsn the LSN after its last record
+     */
+    private record Tail(SegmentHeader header, long cutAt, boolean seal, long nextLsn) {
     }
 
     private WalRecovery() {
@@ -42,7 +54,7 @@ final class WalRecovery {
         }
         TreeMap<Long, Long> segments = new TreeMap<>();
         long nextLsn = 1;
-        long droppedTail = 0;
+        Tail tail = null;
         for (int i = 0; i < numbers.size(); i++) {
             long number = numbers.get(i);
             boolean last = i == numbers.size() - 1;
@@ -51,71 +63,144 @@ final class WalRecovery {
                 throw new CorruptionException(dir.resolve(WalFormat.segmentName(numbers.get(i - 1) + 1)).toString(), 0,
                         "write-ahead log: segment " + (numbers.get(i - 1) + 1) + " is missing");
             }
-            try (VfsFile file = vfs.open(path)) {
+            try (VfsFile file = vfs.openReadOnly(path)) { // checking only: changes wait for the verdict
                 SegmentHeader header = SegmentHeader.read(file, number);
                 if (header == null) {
                     if (!last || options.recoveryMode() == RecoveryMode.ABSOLUTE) {
                         throw new CorruptionException(path.toString(), 0, "write-ahead log: segment shorter than its header");
                     }
-                    droppedTail += file.size();
-                    file.close();
-                    vfs.delete(path); // its creation was cut short by a crash: it never held a record
-                    vfs.syncDirectory(dir);
+                    tail = new Tail(null, 0, false, nextLsn); // its creation was cut short: it never held a record
                     continue;
                 }
                 if (!segments.isEmpty() && header.firstLsn() != nextLsn) {
                     throw new CorruptionException(path.toString(), WalFormat.FIRST_LSN_OFFSET, "write-ahead log: segment starts at LSN "
                             + header.firstLsn() + " but the one before it ends at " + (nextLsn - 1));
                 }
-                SegmentReader reader = scan(file, header, last, options.recoveryMode());
-                long validEnd = reader.validEnd();
-                long size = file.size();
-                if (last && size > validEnd) {
-                    droppedTail += countNonZero(file, validEnd, size);
-                    file.truncate(validEnd);
-                    file.force();
+                if (last) {
+                    tail = checkLast(file, header, options.recoveryMode());
+                    nextLsn = tail.nextLsn();
+                } else {
+                    nextLsn = checkSealed(file, header);
                 }
                 segments.put(number, header.firstLsn());
-                nextLsn = reader.expectedLsn();
             }
         }
-        // A last segment whose creation was cut short was deleted above: its number is used again, so
+        // A last segment whose creation was cut short is deleted below: its number is used again, so
         // the numbers stay consecutive.
         long nextSegment = !segments.isEmpty() ? segments.lastKey() + 1 : numbers.isEmpty() ? 1 : numbers.get(0);
         if (nextSegment > WalFormat.MAX_SEGMENT) {
             throw new CorruptionException(dir.toString(), 0, "write-ahead log: segment numbers exhausted");
         }
+        long droppedTail = tail == null ? 0 : repair(vfs, dir, numbers.get(numbers.size() - 1), tail);
         return new Result(segments, nextLsn, nextSegment, droppedTail);
     }
 
-    /**
-     * Reads every record of a segment; returns the reader, positioned just past the last good record and
-     * expecting the LSN after it.
-     */
-    private static SegmentReader scan(VfsFile file, SegmentHeader header, boolean last, RecoveryMode mode) throws IOException {
-        SegmentReader reader = new SegmentReader(file, header.segment(), header.blockSize(), header.firstLsn());
+    /** Checks a segment that has a successor: it must have been sealed. Returns the LSN after its last record. */
+    private static long checkSealed(VfsFile file, SegmentHeader header) throws IOException {
+        SegmentReader reader = new SegmentReader(file, header);
         long size = file.size();
+        while (reader.next(size) != null) {
+            // every record is decoded and checked; the engine replays them through a reader later
+        }
+        switch (reader.end()) {
+            case ZERO_FILL -> throw new CorruptionException(file.name(), reader.validEnd(),
+                    "write-ahead log: zero fill inside a sealed segment");
+            case LIMIT -> {
+                if (header.sealable()) {
+                    throw new CorruptionException(file.name(), reader.validEnd(),
+                            "write-ahead log: segment followed by another one ends without its seal");
+                }
+            }
+            case SEALED -> {
+                if (reader.sealEnd() != size) {
+                    throw new CorruptionException(file.name(), reader.sealEnd(),
+                            "write-ahead log: data after the seal");
+                }
+            }
+        }
+        return reader.expectedLsn();
+    }
+
+    /**
+     * Checks the last segment, which a crash may have left torn, and decides where it ends. A bad region
+     * with nothing well-formed after it, whose first fragment is not one flipped bit away from a
+     * well-formed one, is a torn tail; anything else is damage, refused in either mode.
+     */
+    private static Tail checkLast(VfsFile file, SegmentHeader header, RecoveryMode mode) throws IOException {
+        SegmentReader reader = new SegmentReader(file, header);
+        long size = file.size();
+        CorruptionException damage = null;
         try {
             while (reader.next(size) != null) {
-                // every record is decoded and checked; the engine replays them through a reader later
+                // every record is decoded and checked
             }
         } catch (CorruptionException e) {
-            if (last && mode == RecoveryMode.TOLERATE_TORN_TAIL) {
-                return reader;
+            if (mode == RecoveryMode.ABSOLUTE) {
+                throw e;
             }
-            throw e;
+            damage = e;
         }
-        if (reader.end() == SegmentReader.End.ZERO_FILL) {
-            if (!last) {
-                throw new CorruptionException(file.name(), reader.validEnd(),
-                        "write-ahead log: zero fill inside a sealed segment");
+        boolean sealed = damage == null && reader.end() == SegmentReader.End.SEALED;
+        long end = sealed ? reader.sealEnd() : reader.validEnd();
+        // Where nothing written may follow: the damage, the zero fill, the seal's end, or the file's end.
+        long stop = damage != null ? damage.offset() : end;
+        if (mode == RecoveryMode.ABSOLUTE) {
+            if (stop < size && countNonZero(file, stop, size) > 0) {
+                throw new CorruptionException(file.name(), stop, "write-ahead log: data after the end of the log");
             }
-            if (mode == RecoveryMode.ABSOLUTE && countNonZero(file, reader.validEnd(), size) > 0) {
-                throw new CorruptionException(file.name(), reader.validEnd(),
-                        "write-ahead log: data after the end of the log");
+        } else if (stop < size) {
+            long found = TornTail.firstWellFormedFragment(file, header, stop, size, reader.expectedLsn());
+            if (found >= 0) {
+                throw middleDamage(file, stop, "a well-formed fragment of this segment follows at offset " + found,
+                        reader.expectedLsn(), damage, reader.end());
+            }
+            long flipped = damage == null ? -1
+                    : TornTail.flippedBit(file, header, stop, size, reader.expectedLsn());
+            if (flipped >= 0) {
+                throw middleDamage(file, stop, "one flipped bit in the byte at offset " + flipped + " would make it"
+                        + " well-formed, and a torn write does not flip bits", reader.expectedLsn(), damage,
+                        reader.end());
             }
         }
-        return reader;
+        return new Tail(header, end, header.sealable() && !sealed, reader.expectedLsn());
+    }
+
+    private static CorruptionException middleDamage(VfsFile file, long stop, String evidence, long lsn,
+                                                    CorruptionException damage, SegmentReader.End end) {
+        String what = damage != null ? damage.detail()
+                : end == SegmentReader.End.SEALED ? "write-ahead log: data after the seal"
+                : "write-ahead log: zeros where the next record should be";
+        return new CorruptionException(file.name(), stop, what + ", but " + evidence + ": damage, not a torn"
+                + " tail. Records from LSN " + lsn + " on cannot be read and may have been acknowledged as"
+                + " durable, so recovery changed nothing");
+    }
+
+    /** Deletes a last segment shorter than its header, or cuts the last segment and seals it. */
+    private static long repair(Vfs vfs, Path dir, long number, Tail tail) throws IOException {
+        Path path = dir.resolve(WalFormat.segmentName(number));
+        if (tail.header() == null) {
+            long size = vfs.size(path);
+            vfs.delete(path);
+            vfs.syncDirectory(dir);
+            return size;
+        }
+        try (VfsFile file = vfs.open(path)) {
+            long size = file.size();
+            long dropped = size > tail.cutAt() ? countNonZero(file, tail.cutAt(), size) : 0;
+            if (size > tail.cutAt()) {
+                // Cut before sealing: a crash between the two then leaves a clean cut, never a seal with the
+                // torn bytes after it.
+                file.truncate(tail.cutAt());
+            }
+            if (tail.seal()) {
+                byte[] seal = WalFormat.seal(tail.cutAt(), number, tail.header().blockSize());
+                file.write(tail.cutAt(), seal, 0, seal.length);
+            }
+            if (size > tail.cutAt() || tail.seal()) {
+                file.force();
+            }
+            return dropped;
+        }
     }
 
     private static long countNonZero(VfsFile file, long from, long to) throws IOException {

@@ -174,18 +174,18 @@ class WalTest {
     }
 
     @Test
-    void shouldCutATornTailAndReportItsSize() throws IOException {
+    void shouldCutADamagedSealAndReportItsSize() throws IOException {
         MemVfs vfs = new MemVfs();
         try (Wal wal = Wal.open(vfs, DIR, SMALL)) {
             wal.append(payload(1, 30), Durability.SYNC);
             wal.append(payload(2, 30), Durability.SYNC);
         }
         Path last = lastSegment(vfs);
-        flipByte(vfs, last, vfs.size(last) - 3);
+        flipByte(vfs, last, vfs.size(last) - 3); // in the seal, the last fragment: nothing written follows it
         try (Wal wal = Wal.open(vfs, DIR, SMALL)) {
             assertThat(wal.droppedTailBytes()).isGreaterThan(0);
-            assertThat(readAll(wal, 1)).extracting(WalRecord::lsn).containsExactly(1L);
-            assertThat(wal.append(payload(3, 30), Durability.SYNC)).isEqualTo(2);
+            assertThat(readAll(wal, 1)).extracting(WalRecord::lsn).containsExactly(1L, 2L);
+            assertThat(wal.append(payload(3, 30), Durability.SYNC)).isEqualTo(3);
         }
     }
 

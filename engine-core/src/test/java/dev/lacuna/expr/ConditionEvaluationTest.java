@@ -85,7 +85,7 @@ class ConditionEvaluationTest {
             "attribute_type(nothing, :NULL)", "attribute_type(strs, :SS)", "attribute_type(nums, :NS)",
             "attribute_type(bins, :BS)", "attribute_type(lst, :L)", "attribute_type(doc, :M)",
             "begins_with(str, :he)", "begins_with(str, :hello)", "begins_with(bin, :b12)", "begins_with(blank, blank)",
-            "contains(str, :wor)", "contains(strs, :red)", "contains(nums, :n2_5)", "contains(bins, :bin2)",
+            "contains(str, :wor)", "contains(strs, :red)", "contains(nums, :n2_5)", "contains(bins, :bin2)", "contains(bin, :b1)",
             "contains(lst, :a)", "contains(lst, :n1)", "contains(lst, :kv)", "contains(doc.arr, :n7)",
             "size(str) = :n11", "size(unicode) = :n3", "size(bin) = :n3", "size(strs) = :n2", "size(nums) = :n2",
             "size(bins) = :n2", "size(lst) = :n3", "size(doc) = :n2", "size(blank) = :n0", "size(doc.arr) < size(lst)",
@@ -115,7 +115,7 @@ class ConditionEvaluationTest {
             "begins_with(bin, :b7f)", "begins_with(str, :b1)",
             // contains: a substring, a set element, a lst element
             "contains(str, :n1)", "contains(strs, :blue)", "contains(nums, :red)", "contains(num, :n1)",
-            "contains(doc, :kv)", "contains(strs, :strs)", "contains(bin, :b1)", "contains(lst, :listReordered)",
+            "contains(doc, :kv)", "contains(strs, :strs)", "contains(lst, :listReordered)",
             // size: not for N, BOOL or NULL
             "size(num) >= :n0", "size(yes) >= :n0", "size(nothing) >= :n0", "size(unicode) = :n2",
             "attribute_type(str, :N)", "attribute_type(absent, :S)", "attribute_type(strs, :S)", "attribute_type(lst, :M)",

@@ -75,7 +75,17 @@ final class Binder {
             return new Literal(value(ref));
         }
         if (operand instanceof Size size) {
-            return new Size(path(size.path()));
+            Operand inner = operand(size.operand());
+            // A value is checked now, as DynamoDB checks it before reading any item; an attribute of a type
+            // without a size only makes the comparison false.
+            if (inner instanceof Literal literal && Values.size(literal.value()) == null) {
+                throw operandType("size", literal.value());
+            }
+            if (inner instanceof Size) {
+                throw kind.error("Incorrect operand type for operator or function; operator or function: size,"
+                        + " operand type: N");
+            }
+            return new Size(inner);
         }
         return operand;
     }
@@ -136,7 +146,7 @@ final class Binder {
             return new AttributeNotExists(path(notExists.path()));
         }
         if (c instanceof AttributeType type) {
-            Path path = path(type.path());
+            Operand subject = operand(type.subject());
             Operand name = operand(type.type());
             AttributeValue value = ((Literal) name).value();
             if (!(value instanceof AttributeValue.S s)) {
@@ -146,7 +156,7 @@ final class Binder {
                 throw kind.error("Invalid attribute type name found; type: " + s.value()
                         + ", valid types: { B,NULL,SS,BOOL,L,BS,N,NS,S,M }");
             }
-            return new AttributeType(path, name);
+            return new AttributeType(subject, name);
         }
         if (c instanceof BeginsWith beginsWith) {
             Operand prefix = operand(beginsWith.prefix());
@@ -285,7 +295,7 @@ final class Binder {
             return p.describe();
         }
         if (operand instanceof Size s) {
-            return "size(" + s.path() + ")";
+            return "size(" + describe(s.operand()) + ")";
         }
         return operand instanceof Literal l ? Values.describe(l.value()) : operand.toString();
     }

@@ -102,7 +102,7 @@ public final class ConditionExpression {
         } else if (c instanceof AttributeNotExists notExists) {
             names.add(notExists.path().topLevelName());
         } else if (c instanceof AttributeType type) {
-            names.add(type.path().topLevelName());
+            collect(List.of(type.subject()), names);
         } else if (c instanceof BeginsWith beginsWith) {
             collect(List.of(beginsWith.subject(), beginsWith.prefix()), names);
         } else if (c instanceof Contains contains) {
@@ -115,7 +115,7 @@ public final class ConditionExpression {
             if (operand instanceof Path path) {
                 names.add(path.topLevelName());
             } else if (operand instanceof Size size) {
-                names.add(size.path().topLevelName());
+                collect(List.of(size.operand()), names);
             }
         }
     }

@@ -35,7 +35,7 @@ import java.util.Set;
  *           | operand comparator operand                     = &lt;&gt; &lt; &lt;= &gt; &gt;=
  *           | operand BETWEEN operand AND operand
  *           | operand IN '(' operand ( ',' operand )* ')'
- * operand  := path | :value | size '(' path ')'
+ * operand  := path | :value | size '(' operand ')'
  * </pre>
  * Keywords ignore case; function names do not (as in DynamoDB).
  */
@@ -170,7 +170,7 @@ final class ConditionParser {
                     throw at(name, "Operator or function requires an expression attribute value as its second operand;"
                             + " operator or function: attribute_type");
                 }
-                yield new AttributeType(path(name, args, 0), args.get(1));
+                yield new AttributeType(args.get(0), args.get(1));
             }
             case "begins_with" -> new BeginsWith(only(name, args, 2).get(0), args.get(1));
             default -> new Contains(only(name, args, 2).get(0), args.get(1));
@@ -190,7 +190,7 @@ final class ConditionParser {
             in.countOperator();
             in.next();
             List<Operand> args = arguments();
-            return new Size(path(name, only(name, args, 1), 0));
+            return new Size(only(name, args, 1).get(0));
         }
         if (in.at(Type.VALUE_PLACEHOLDER)) {
             return new ValueRef(in.next().text());

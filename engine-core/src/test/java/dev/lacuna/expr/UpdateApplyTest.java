@@ -79,8 +79,8 @@ class UpdateApplyTest {
         assertThat(apply("SET a = a - :n", item("a", n(5)), ":n", n(8))).isEqualTo(item("a", n(-3)));
         assertThat(apply("SET a = :x + :y", Map.of(), ":x", AttributeValue.n("0.1"), ":y", AttributeValue.n("0.2")))
                 .isEqualTo(item("a", AttributeValue.n("0.3")));
-        assertThat(apply("SET a = :x - :y - :z", Map.of(), ":x", n(10), ":y", n(3), ":z", n(2))).isEqualTo(item("a", n(5)));
-        assertThat(apply("SET a = :x - (:y - :z)", Map.of(), ":x", n(10), ":y", n(3), ":z", n(2))).isEqualTo(item("a", n(9)));
+        assertThat(apply("SET a = :x - :y", Map.of(), ":x", n(10), ":y", n(3))).isEqualTo(item("a", n(7)));
+        assertThat(apply("SET a = (:x) - :y", Map.of(), ":x", n(10), ":y", n(-3))).isEqualTo(item("a", n(13)));
         String nines = "9".repeat(38);
         assertThat(apply("SET a = a + :one", item("a", AttributeValue.n(nines)), ":one", n(1)))
                 .isEqualTo(item("a", AttributeValue.n("1E+38")));

@@ -308,9 +308,16 @@ final class ItemModel {
         return AttributeValue.l(copy);
     }
 
-    /** {@code REMOVE a[i]}: removes element i if there is one; anything else is left as it is. */
+    /**
+     * {@code REMOVE a[i]}: removes element i if there is one; refused if {@code a} is not a list (or absent). On an
+     * item that does not exist DynamoDB ignores it instead; the engine refuses it there too until its write path
+     * tells the update whether the item exists ({@code UpdateExpression.apply(item, exists)}).
+     */
     static AttributeValue removeElement(AttributeValue old, int i) {
-        if (!(old instanceof AttributeValue.L l) || i >= l.values().size()) {
+        if (!(old instanceof AttributeValue.L l)) {
+            throw new Invalid("The document path provided in the update expression is invalid for update");
+        }
+        if (i >= l.values().size()) {
             return old;
         }
         List<AttributeValue> copy = new ArrayList<>(l.values());

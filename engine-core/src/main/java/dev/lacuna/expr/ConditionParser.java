@@ -19,7 +19,9 @@ import dev.lacuna.expr.Ast.Path;
 import dev.lacuna.expr.Ast.Size;
 import dev.lacuna.expr.Ast.ValueRef;
 import dev.lacuna.expr.Token.Type;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Deque;
 import java.util.List;
 import java.util.Set;
 
@@ -38,6 +40,11 @@ import java.util.Set;
  * operand  := path | :value | size '(' operand ')'
  * </pre>
  * Keywords ignore case; function names do not (as in DynamoDB).
+ *
+ * <p>{@code or}, {@code and}, {@code not} and the parenthesised {@code primary} are parsed by one loop with an
+ * explicit stack of open groups, not by recursion, so that parentheses and {@code NOT} may nest as deep as 4 KB
+ * allows (DynamoDB bounds nesting only by the expression's size and operator count) without the parser's depth
+ * following the input's. What recursion is left, a function call inside an operand, costs an operator per level.
  */
 final class ConditionParser {
     static final Set<String> CONDITION_FUNCTIONS =
@@ -59,49 +66,88 @@ final class ConditionParser {
         return condition;
     }
 
+    /**
+     * One level of the grammar's {@code or}: the top level, or a parenthesised group. {@code nots} is the number
+     * of {@code NOT}s written before the group's {@code (}, which apply to the group once it is closed.
+     */
+    private static final class Group {
+        final int nots;
+        final List<Condition> or = new ArrayList<>();
+        List<Condition> and = new ArrayList<>();
+        int pendingNots;
+
+        Group(int nots) {
+            this.nots = nots;
+        }
+    }
+
+    /**
+     * {@code or} at the top level, with every nested group: the loop reads the {@code NOT}s and {@code (} before
+     * a primary, pushing a {@link Group} for each {@code (}, then the {@code AND}s, {@code OR}s and {@code )}
+     * after it, popping a group at each {@code )}. It builds the tree the recursive grammar describes: a run of
+     * {@code AND}s (or {@code OR}s) in one group is one node, and {@code NOT} applies to the primary after it.
+     */
     private Condition or() {
-        List<Condition> operands = new ArrayList<>();
-        operands.add(and());
-        while (in.atKeyword("OR")) {
-            in.countOperator();
-            in.next();
-            operands.add(and());
+        Deque<Group> open = new ArrayDeque<>();
+        Group group = new Group(0);
+        while (true) {
+            while (in.atKeyword("NOT")) {
+                in.countOperator();
+                in.next();
+                group.pendingNots++;
+            }
+            if (in.at(Type.LPAREN)) {
+                in.next();
+                open.push(group);
+                Group inner = new Group(group.pendingNots);
+                group.pendingNots = 0;
+                group = inner;
+                continue;
+            }
+            Condition unit = negate(primary(), group.pendingNots);
+            group.pendingNots = 0;
+            while (true) {
+                group.and.add(unit);
+                if (in.atKeyword("AND")) {
+                    in.countOperator();
+                    in.next();
+                    break;
+                }
+                group.or.add(join(group.and, true));
+                group.and = new ArrayList<>();
+                if (in.atKeyword("OR")) {
+                    in.countOperator();
+                    in.next();
+                    break;
+                }
+                Condition whole = join(group.or, false);
+                if (open.isEmpty()) {
+                    return whole;
+                }
+                in.expect(Type.RPAREN);
+                unit = negate(whole, group.nots);
+                group = open.pop();
+            }
         }
-        return operands.size() == 1 ? operands.get(0) : new Or(operands);
     }
 
-    private Condition and() {
-        List<Condition> operands = new ArrayList<>();
-        operands.add(not());
-        while (in.atKeyword("AND")) {
-            in.countOperator();
-            in.next();
-            operands.add(not());
+    private static Condition join(List<Condition> operands, boolean and) {
+        if (operands.size() == 1) {
+            return operands.get(0);
         }
-        return operands.size() == 1 ? operands.get(0) : new And(operands);
+        return and ? new And(operands) : new Or(operands);
     }
 
-    private Condition not() {
-        if (!in.atKeyword("NOT")) {
-            return primary();
+    private static Condition negate(Condition condition, int nots) {
+        Condition result = condition;
+        for (int i = 0; i < nots; i++) {
+            result = new Not(result);
         }
-        in.countOperator();
-        in.enter();
-        in.next();
-        Condition operand = not();
-        in.leave();
-        return new Not(operand);
+        return result;
     }
 
+    /** A comparison, BETWEEN, IN or condition function: the grammar's {@code primary} but for a group. */
     private Condition primary() {
-        if (in.at(Type.LPAREN)) {
-            in.enter();
-            in.next();
-            Condition inner = or();
-            in.expect(Type.RPAREN);
-            in.leave();
-            return inner;
-        }
         if (in.atFunctionCall() && !in.peek().text().equals("size")) {
             return conditionFunction();
         }
@@ -201,9 +247,8 @@ final class ConditionParser {
         throw in.unexpected();
     }
 
-    /** {@code '(' operand ( ',' operand )* ')'}, one nesting level deeper. */
+    /** {@code '(' operand ( ',' operand )* ')'}. */
     private List<Operand> arguments() {
-        in.enter();
         in.expect(Type.LPAREN);
         List<Operand> args = new ArrayList<>();
         args.add(operand());
@@ -212,7 +257,6 @@ final class ConditionParser {
             args.add(operand());
         }
         in.expect(Type.RPAREN);
-        in.leave();
         return args;
     }
 

@@ -15,8 +15,8 @@ import java.util.Locale;
 import java.util.Set;
 
 /**
- * The parsers' shared state: the tokens and a position in them, the operator count and nesting depth (both
- * bounded, see {@link ExpressionLimits}), document-path parsing, and error construction.
+ * The parsers' shared state: the tokens and a position in them, the operator count (bounded, see
+ * {@link ExpressionLimits}), document-path parsing, and error construction.
  *
  * <p>As in DynamoDB, a syntax error wins over a reserved word: a reserved attribute name (or a path too deep)
  * is remembered and reported by {@link #expectEnd()} only once the whole expression has parsed.
@@ -31,7 +31,6 @@ final class TokenCursor {
     private final List<Token> tokens;
     private int pos;
     private int operators;
-    private int depth;
     private ValidationException deferred;
 
     TokenCursor(String source, ExpressionKind kind) {
@@ -104,18 +103,6 @@ final class TokenCursor {
             throw errorHere("The expression contains too many operators or functions; count: " + operators
                     + ", maximum: " + ExpressionLimits.MAX_OPERATORS);
         }
-    }
-
-    /** Enters one level of nesting (parentheses, NOT, function arguments); see {@link ExpressionLimits}. */
-    void enter() {
-        if (++depth > ExpressionLimits.MAX_NESTING_DEPTH) {
-            throw errorHere("The expression is nested too deeply; depth: " + depth + ", maximum: "
-                    + ExpressionLimits.MAX_NESTING_DEPTH);
-        }
-    }
-
-    void leave() {
-        depth--;
     }
 
     /** Whether a {@code (} after {@code previous} opens arguments (of a function or IN) rather than a group. */

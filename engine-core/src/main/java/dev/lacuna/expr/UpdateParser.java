@@ -182,7 +182,6 @@ final class UpdateParser {
         }
         in.countOperator();
         in.next();
-        in.enter();
         in.expect(Type.LPAREN);
         List<SetValue> args = new ArrayList<>();
         args.add(operand(true));
@@ -191,7 +190,6 @@ final class UpdateParser {
             args.add(operand(true));
         }
         in.expect(Type.RPAREN);
-        in.leave();
         if (args.size() != 2) {
             throw at(name, "Incorrect number of operands for operator or function; operator or function: " + function
                     + ", number of operands: " + args.size());

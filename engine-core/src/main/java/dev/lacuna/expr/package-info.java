@@ -12,7 +12,8 @@
  * DynamoDB words it ({@code Invalid UpdateExpression: Syntax error; token: "…", near: "…"}), with the char
  * offset of the offending token added where there is one.
  *
- * <p>Limits (see {@code ExpressionLimits}): 4 KB per expression, 300 operators and functions, 100 operands of
- * {@code IN}, and, Lacuna's own choice, 32 levels of nesting and of document paths.
+ * <p>Limits (see {@code ExpressionLimits}): DynamoDB's, 4 KB per expression, 300 operators and functions, 100
+ * operands of {@code IN} and 32 levels of document paths. Nesting is bounded by those alone, and parsing never
+ * recurses per parenthesis or {@code NOT}, so no input overflows the stack.
  */
 package dev.lacuna.expr;

@@ -27,8 +27,10 @@ final class Lexer {
     static List<Token> tokenize(String source, ExpressionKind kind) {
         int bytes = utf8Length(source);
         if (bytes > ExpressionLimits.MAX_EXPRESSION_BYTES) {
-            throw kind.error("Expression size has exceeded the maximum allowed size; size: " + bytes
-                    + " bytes, maximum: " + ExpressionLimits.MAX_EXPRESSION_BYTES + " bytes");
+            // DynamoDB gives the size (in UTF-8 bytes here) for conditions, filters and key conditions only.
+            boolean condition = kind != ExpressionKind.UPDATE && kind != ExpressionKind.PROJECTION;
+            throw kind.error("Expression size has exceeded the maximum allowed size;"
+                    + (condition ? " expression size: " + bytes : ""));
         }
         if (source.isBlank()) {
             throw kind.error("The expression can not be empty;");

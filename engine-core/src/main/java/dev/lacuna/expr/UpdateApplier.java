@@ -138,7 +138,7 @@ final class UpdateApplier {
             throw new ValidationException(INCORRECT_TYPE);
         }
         BigDecimal sum = arithmetic.plus() ? a.value().add(b.value()) : a.value().subtract(b.value());
-        return number(sum, arithmetic.plus() ? "+" : "-");
+        return number(sum);
     }
 
     /** ADD: a number adds (a missing one counts as 0), a set unites with one of its own type (a missing one is empty). */
@@ -147,7 +147,7 @@ final class UpdateApplier {
             return operand;
         }
         if (old instanceof AttributeValue.N a && operand instanceof AttributeValue.N b) {
-            return number(a.value().add(b.value()), "ADD");
+            return number(a.value().add(b.value()));
         }
         if (old instanceof AttributeValue.SS a && operand instanceof AttributeValue.SS b) {
             Set<String> union = new LinkedHashSet<>(a.values());
@@ -187,14 +187,12 @@ final class UpdateApplier {
         throw new ValidationException(INCORRECT_TYPE);
     }
 
-    /** A computed number, held to DynamoDB's 38 digits and range like any other. */
-    private static AttributeValue number(BigDecimal value, String operator) {
-        try {
-            return new AttributeValue.N(value);
-        } catch (ValidationException e) {
-            throw new ValidationException("The result of " + operator + " in the update expression is not a valid number: "
-                    + e.getMessage());
-        }
+    /**
+     * A computed number, held to DynamoDB's 38 digits and range like any other, with the same messages ("Number
+     * overflow. …"), as DynamoDB gives them for the result of {@code +}, {@code -} and ADD.
+     */
+    private static AttributeValue number(BigDecimal value) {
+        return new AttributeValue.N(value);
     }
 
     /** Orders paths step by step: names alphabetically, indexes ascending; a prefix first. */

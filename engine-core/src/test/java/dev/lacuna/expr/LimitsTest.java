@@ -25,14 +25,16 @@ class LimitsTest {
         assertThatCode(() -> ProjectionParser.parse("a" + " ".repeat(4095))).doesNotThrowAnyException();
         assertThatThrownBy(() -> ProjectionParser.parse("a" + " ".repeat(4096)))
                 .isInstanceOf(ValidationException.class)
-                .hasMessage("Invalid ProjectionExpression: Expression size has exceeded the maximum allowed size;"
-                        + " size: 4097 bytes, maximum: 4096 bytes");
+                .hasMessage("Invalid ProjectionExpression: Expression size has exceeded the maximum allowed size;");
+        assertThatThrownBy(() -> ConditionParser.parse("a = :v" + " ".repeat(4091), ExpressionKind.KEY_CONDITION))
+                .hasMessage("Invalid KeyConditionExpression: Expression size has exceeded the maximum allowed size;"
+                        + " expression size: 4097");
     }
 
     @Test
     void shouldMeasureTheSizeInUtf8Bytes() {
         assertThatThrownBy(() -> UpdateParser.parse("SET a = :v " + "\u00e9".repeat(2043)))
-                .hasMessageContaining("size: 4097 bytes");
+                .hasMessageContaining("Expression size has exceeded the maximum allowed size");
         assertThatThrownBy(() -> UpdateParser.parse("SET a = :v " + "\u00e9".repeat(2042)))
                 .hasMessageContaining("Syntax error; token: \"\u00e9\"");
     }

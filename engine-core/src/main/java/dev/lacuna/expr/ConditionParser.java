@@ -149,19 +149,18 @@ final class ConditionParser {
     /** A comparison, BETWEEN, IN or condition function: the grammar's {@code primary} but for a group. */
     private Condition primary() {
         if (in.atFunctionCall() && !in.peek().text().equals("size")) {
-            return conditionFunction();
+            Token name = in.peek();
+            Condition function = conditionFunction();
+            // DynamoDB parses "attribute_exists(a) < :v", then refuses a boolean function as an operand.
+            if (comparator(in.peek()) != null || in.atKeyword("BETWEEN") || in.atKeyword("IN")) {
+                throw notThisWay(name);
+            }
+            return function;
         }
+        Token start = in.peek();
         Operand left = operand();
         Token t = in.peek();
-        Comparator comparator = switch (t.type()) {
-            case EQ -> Comparator.EQ;
-            case NE -> Comparator.NE;
-            case LT -> Comparator.LT;
-            case LE -> Comparator.LE;
-            case GT -> Comparator.GT;
-            case GE -> Comparator.GE;
-            default -> null;
-        };
+        Comparator comparator = comparator(t);
         if (comparator != null) {
             in.countOperator();
             in.next();
@@ -177,24 +176,48 @@ final class ConditionParser {
         if (t.isKeyword("IN")) {
             in.countOperator();
             in.next();
-            return new In(left, inList());
+            return new In(left, inList(t));
+        }
+        // DynamoDB parses "size(a)" as a condition of its own, then refuses it: size is not a boolean function.
+        if (left instanceof Size && (t.type() == Type.EOF || t.type() == Type.RPAREN || t.isKeyword("AND")
+                || t.isKeyword("OR"))) {
+            throw notThisWay(start);
         }
         throw in.unexpected();
     }
 
-    private List<Operand> inList() {
+    /** The comparator {@code t} is, or null. */
+    private static Comparator comparator(Token t) {
+        return switch (t.type()) {
+            case EQ -> Comparator.EQ;
+            case NE -> Comparator.NE;
+            case LT -> Comparator.LT;
+            case LE -> Comparator.LE;
+            case GT -> Comparator.GT;
+            case GE -> Comparator.GE;
+            default -> null;
+        };
+    }
+
+    /** A function written where DynamoDB's grammar has it but its return type does not fit. */
+    private ValidationException notThisWay(Token name) {
+        return at(name, "The function is not allowed to be used this way in an expression; function: " + name.text());
+    }
+
+    /** The candidates of {@code IN}, at most {@link ExpressionLimits#MAX_IN_OPERANDS} (counted once all are read). */
+    private List<Operand> inList(Token keyword) {
         in.expect(Type.LPAREN);
         List<Operand> candidates = new ArrayList<>();
         candidates.add(operand());
         while (in.at(Type.COMMA)) {
             in.next();
-            if (candidates.size() == ExpressionLimits.MAX_IN_OPERANDS) {
-                throw in.errorHere("The IN operator is provided with too many operands; number of operands: more than "
-                        + ExpressionLimits.MAX_IN_OPERANDS + ", maximum: " + ExpressionLimits.MAX_IN_OPERANDS);
-            }
             candidates.add(operand());
         }
         in.expect(Type.RPAREN);
+        if (candidates.size() > ExpressionLimits.MAX_IN_OPERANDS) {
+            throw at(keyword, "The IN operator is provided with too many operands; number of operands: "
+                    + candidates.size());
+        }
         return candidates;
     }
 
@@ -277,7 +300,7 @@ final class ConditionParser {
 
     private ValidationException functionError(Token name) {
         if (UPDATE_FUNCTIONS.contains(name.text())) {
-            return at(name, "The function is not allowed in a " + in.kind.parameter() + "; function: " + name.text());
+            return at(name, "The function is not allowed in a condition expression; function: " + name.text());
         }
         return at(name, "Invalid function name; function: " + name.text());
     }

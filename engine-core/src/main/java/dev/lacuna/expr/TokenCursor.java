@@ -100,8 +100,7 @@ final class TokenCursor {
     /** Counts one operator or function; more than {@link ExpressionLimits#MAX_OPERATORS} is an error. */
     void countOperator() {
         if (++operators > ExpressionLimits.MAX_OPERATORS) {
-            throw errorHere("The expression contains too many operators or functions; count: " + operators
-                    + ", maximum: " + ExpressionLimits.MAX_OPERATORS);
+            throw errorHere("The expression contains too many operators; operator count: " + operators);
         }
     }
 
@@ -130,18 +129,27 @@ final class TokenCursor {
                 elements.add(nameElement());
             } else if (at(Type.LBRACKET)) {
                 next();
-                if (!at(Type.NUMBER) || peek().text().length() > 10 || Long.parseLong(peek().text()) > Integer.MAX_VALUE) {
+                if (!at(Type.NUMBER)) {
                     throw unexpected();
                 }
-                elements.add(new Index(Integer.parseInt(next().text())));
+                Token number = next();
                 expect(Type.RBRACKET);
+                String digits = number.text();
+                if (digits.length() > 10 || Long.parseLong(digits) > Integer.MAX_VALUE) {
+                    // DynamoDB parses any digits, then refuses an index beyond 32 bits.
+                    defer(kind.error("List index is not within the allowable range; index: [" + digits + "] (at char "
+                            + number.start() + ")"));
+                    elements.add(new Index(Integer.MAX_VALUE));
+                } else {
+                    elements.add(new Index(Integer.parseInt(digits)));
+                }
             } else {
                 break;
             }
         }
         if (elements.size() > ExpressionLimits.MAX_PATH_DEPTH) {
             defer(kind.error("The document path has too many nesting levels; nesting levels: " + elements.size()
-                    + ", maximum: " + ExpressionLimits.MAX_PATH_DEPTH + " (at char " + start + ")"));
+                    + " (at char " + start + ")"));
         }
         return new Path(elements);
     }

@@ -191,11 +191,11 @@ class UpdateApplyTest {
     void shouldRejectAddAndDeleteValuesOfTypesTheyNeverTake() {
         assertThatThrownBy(() -> update("ADD a :s", ":s", s("x")))
                 .hasMessage("Invalid UpdateExpression: Incorrect operand type for operator or function; operator: ADD,"
-                        + " operand type: S");
-        assertThatThrownBy(() -> update("ADD a :l", ":l", l(n(1)))).hasMessageContaining("operator: ADD, operand type: L");
+                        + " operand type: STRING, typeSet: ALLOWED_FOR_ADD_OPERAND");
+        assertThatThrownBy(() -> update("ADD a :l", ":l", l(n(1)))).hasMessageContaining("operator: ADD, operand type: LIST");
         assertThatThrownBy(() -> update("DELETE a :n", ":n", n(1)))
                 .hasMessage("Invalid UpdateExpression: Incorrect operand type for operator or function; operator: DELETE,"
-                        + " operand type: N");
+                        + " operand type: NUMBER, typeSet: ALLOWED_FOR_DELETE_OPERAND");
     }
 
     // ---- DELETE ----

@@ -18,8 +18,9 @@ import java.util.Set;
  * The parsers' shared state: the tokens and a position in them, the operator count (bounded, see
  * {@link ExpressionLimits}), document-path parsing, and error construction.
  *
- * <p>As in DynamoDB, a syntax error wins over a reserved word: a reserved attribute name (or a path too deep)
- * is remembered and reported by {@link #expectEnd()} only once the whole expression has parsed.
+ * <p>As in DynamoDB, a syntax error wins over a reserved word: a reserved attribute name (or a path too deep, or a
+ * list index beyond 32 bits) is remembered and reported by {@link #expectEnd()} only once the whole expression
+ * has parsed.
  */
 final class TokenCursor {
     /** Keywords of the grammar itself: where a name is expected they are a syntax error, not a reserved word. */

@@ -64,8 +64,10 @@ public sealed interface AttributeValue {
 
     /**
      * A number: an exact decimal with at most 38 significant digits and a magnitude of 1E-130 to
-     * 9.9999999999999999999999999999999999999E+125 (or zero), as DynamoDB requires. Stored normalised
-     * (trailing zeros stripped), so equal numbers are equal records.
+     * 9.9999999999999999999999999999999999999E+125 (or zero), as DynamoDB requires, refused otherwise with
+     * DynamoDB's messages ("Number overflow. …", "Number underflow. …", "Attempting to store more than 38
+     * significant digits in a Number"). Stored normalised (trailing zeros stripped), so equal numbers are equal
+     * records.
      */
     record N(BigDecimal value) implements AttributeValue {
         private static final BigDecimal MAX = new BigDecimal("9.9999999999999999999999999999999999999E+125");
@@ -94,19 +96,19 @@ public sealed interface AttributeValue {
             }
             // Range first: stripTrailingZeros overflows the scale (ArithmeticException) on a value like
             // 100E+2147483647, and compareTo is safe for any scale.
+            // DynamoDB's own words, which clients match on.
             BigDecimal magnitude = v.abs();
             if (magnitude.compareTo(MAX) > 0) {
-                throw new ValidationException("number " + v + " is larger than 9.9999999999999999999999999999999999999E+125");
+                throw new ValidationException(
+                        "Number overflow. Attempting to store a number with magnitude larger than supported range");
             }
             if (magnitude.compareTo(MIN) < 0) {
-                throw new ValidationException("number " + v + " is smaller in magnitude than 1E-130");
+                throw new ValidationException(
+                        "Number underflow. Attempting to store a number with magnitude smaller than supported range");
             }
             BigDecimal n = v.stripTrailingZeros();
             if (n.precision() > 38) {
-                // toString, not toPlainString: the plain form of 1…1E+999999999 would be a billion characters
-                String text = v.toString();
-                throw new ValidationException("number " + text.substring(0, Math.min(60, text.length()))
-                        + " has more than 38 significant digits");
+                throw new ValidationException("Attempting to store more than 38 significant digits in a Number");
             }
             if (n.scale() < 0) {
                 // Keep the value, but with a non-negative scale when that needs no exponent beyond 38 digits.
@@ -285,7 +287,7 @@ public sealed interface AttributeValue {
         try {
             return new N(new BigDecimal(value));
         } catch (NumberFormatException e) {
-            throw new ValidationException("not a number: " + value);
+            throw new ValidationException("The parameter cannot be converted to a numeric value: " + value);
         }
     }
 

@@ -227,7 +227,9 @@ public final class Key {
                     + value.type());
         }
         if (bytes == 0) {
-            throw new ValidationException("the " + role + " key " + name + " must not be empty");
+            throw new ValidationException("One or more parameter values are not valid. The AttributeValue for a key"
+                    + " attribute cannot contain an empty " + (value instanceof AttributeValue.S ? "string" : "binary")
+                    + " value. Key: " + name);
         }
         if (bytes > maxBytes) {
             throw new ValidationException("the " + role + " key " + name + " is " + bytes

@@ -46,7 +46,7 @@ public record TableSpec(String name, KeyAttribute partitionKey, KeyAttribute sor
         int local = 0;
         for (IndexSpec index : indexes) {
             if (!names.add(index.name())) {
-                throw new ValidationException("table " + name + " has two indexes named " + index.name());
+                throw new ValidationException("Duplicate index name: " + index.name());
             }
             if (index.kind() == IndexSpec.Kind.LOCAL) {
                 local++;

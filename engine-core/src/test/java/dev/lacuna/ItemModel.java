@@ -308,9 +308,15 @@ final class ItemModel {
         return AttributeValue.l(copy);
     }
 
-    /** {@code REMOVE a[i]}: removes element i if there is one; anything else is left as it is. */
+    /**
+     * {@code REMOVE a[i]}: removes element i if there is one; refused if {@code a} is not a list (or absent). On an
+     * item that does not exist DynamoDB ignores it instead (the caller does not call this then).
+     */
     static AttributeValue removeElement(AttributeValue old, int i) {
-        if (!(old instanceof AttributeValue.L l) || i >= l.values().size()) {
+        if (!(old instanceof AttributeValue.L l)) {
+            throw new Invalid("The document path provided in the update expression is invalid for update");
+        }
+        if (i >= l.values().size()) {
             return old;
         }
         List<AttributeValue> copy = new ArrayList<>(l.values());
@@ -784,7 +790,8 @@ final class ItemModel {
                             AttributeValue v = scalar();
                             yield set(a, p + "[" + index + "] = " + ex.v(v), i -> setElement(i.get(a), index, v));
                         }
-                        case 4 -> new Action("REMOVE", p + "[" + index + "]", a, i -> removeElement(i.get(a), index));
+                        case 4 -> new Action("REMOVE", p + "[" + index + "]", a,
+                                i -> i.isEmpty() ? null : removeElement(i.get(a), index)); // ignored on an absent item
                         case 5 -> new Action("REMOVE", p, a, i -> null);
                         default -> set(a, p + " = " + ex.v(l), i -> l);
                     };

@@ -120,7 +120,7 @@ final class PreparedWrite {
         }
         Map<String, AttributeValue> start = new LinkedHashMap<>(key.attributes());
         start.putAll(before);
-        Map<String, AttributeValue> updated = update == null ? start : update.apply(start);
+        Map<String, AttributeValue> updated = update == null ? start : update.apply(start, current != null);
         if (current == null && update != null && updated.size() == key.attributes().size()) {
             // An update that adds nothing (only REMOVE or DELETE) does not create an absent item.
             return new Outcome(false, null);

@@ -97,7 +97,7 @@ final class Ast {
 
     // ---- operands ----
 
-    /** What conditions compare: a path, a value, or {@code size(path)}. */
+    /** What conditions compare: a path, a value, or {@code size(operand)}. */
     sealed interface Operand permits Path, ValueRef, Literal, Size {
     }
 
@@ -116,8 +116,8 @@ final class Ast {
         }
     }
 
-    /** {@code size(path)}. */
-    record Size(Path path) implements Operand {
+    /** {@code size(operand)}: of a path, or of a value (DynamoDB accepts {@code size(:v)}). */
+    record Size(Operand operand) implements Operand {
     }
 
     // ---- conditions and filters ----
@@ -173,7 +173,8 @@ final class Ast {
     record AttributeNotExists(Path path) implements Condition {
     }
 
-    record AttributeType(Path path, Operand type) implements Condition {
+    /** {@code attribute_type(subject, type)}: the subject is a path or a value, the type a value. */
+    record AttributeType(Operand subject, Operand type) implements Condition {
     }
 
     record BeginsWith(Operand subject, Operand prefix) implements Condition {

@@ -75,7 +75,17 @@ final class Binder {
             return new Literal(value(ref));
         }
         if (operand instanceof Size size) {
-            return new Size(path(size.path()));
+            Operand inner = operand(size.operand());
+            // A value is checked now, as DynamoDB checks it before reading any item; an attribute of a type
+            // without a size only makes the comparison false.
+            if (inner instanceof Literal literal && Values.size(literal.value()) == null) {
+                throw operandType("size", literal.value());
+            }
+            if (inner instanceof Size) {
+                throw kind.error("Incorrect operand type for operator or function; operator or function: size,"
+                        + " operand type: N");
+            }
+            return new Size(inner);
         }
         return operand;
     }
@@ -112,11 +122,13 @@ final class Binder {
             if (compare.comparator() != Comparator.EQ && compare.comparator() != Comparator.NE) {
                 requireOrdered(compare.comparator().symbol, bound.left(), bound.right());
             }
+            requireDistinct(compare.comparator().symbol, bound.left(), List.of(bound.right()));
             return bound;
         }
         if (c instanceof Between between) {
             Between bound = new Between(operand(between.value()), operand(between.lower()), operand(between.upper()));
             requireOrdered("BETWEEN", bound.value(), bound.lower(), bound.upper());
+            requireDistinct("BETWEEN", bound.value(), List.of(bound.lower(), bound.upper()));
             if (bound.lower() instanceof Literal low && bound.upper() instanceof Literal high) {
                 checkBounds(low.value(), high.value());
             }
@@ -127,7 +139,9 @@ final class Binder {
             for (Operand candidate : in.candidates()) {
                 candidates.add(operand(candidate));
             }
-            return new In(operand(in.value()), candidates);
+            Operand value = operand(in.value());
+            requireDistinct("IN", value, candidates);
+            return new In(value, candidates);
         }
         if (c instanceof AttributeExists exists) {
             return new AttributeExists(path(exists.path()));
@@ -136,7 +150,7 @@ final class Binder {
             return new AttributeNotExists(path(notExists.path()));
         }
         if (c instanceof AttributeType type) {
-            Path path = path(type.path());
+            Operand subject = operand(type.subject());
             Operand name = operand(type.type());
             AttributeValue value = ((Literal) name).value();
             if (!(value instanceof AttributeValue.S s)) {
@@ -146,23 +160,36 @@ final class Binder {
                 throw kind.error("Invalid attribute type name found; type: " + s.value()
                         + ", valid types: { B,NULL,SS,BOOL,L,BS,N,NS,S,M }");
             }
-            return new AttributeType(path, name);
+            return new AttributeType(subject, name);
         }
         if (c instanceof BeginsWith beginsWith) {
+            Operand subject = operand(beginsWith.subject());
             Operand prefix = operand(beginsWith.prefix());
-            if (prefix instanceof Literal literal && !isStringOrBinary(literal.value())) {
-                throw operandType("begins_with", literal.value());
+            // DynamoDB checks both operands, when they are values: begins_with takes S and B only.
+            for (Operand o : List.of(subject, prefix)) {
+                if (o instanceof Literal literal && !isStringOrBinary(literal.value())) {
+                    throw operandType("begins_with", literal.value());
+                }
             }
-            return new BeginsWith(operand(beginsWith.subject()), prefix);
+            requireDistinct("begins_with", subject, List.of(prefix));
+            return new BeginsWith(subject, prefix);
         }
         Contains contains = (Contains) c;
         Operand subject = operand(contains.subject());
         Operand operand = operand(contains.operand());
-        if (subject.equals(operand)) {
-            throw kind.error("The first operand must be distinct from the remaining operands for this operator or function;"
-                    + " operator: contains, first operand: " + describe(subject));
-        }
+        requireDistinct("contains", subject, List.of(operand));
         return new Contains(subject, operand);
+    }
+
+    /**
+     * DynamoDB refuses an operator or function whose first operand is a path that appears again among its other
+     * operands ({@code a = a}, {@code contains(a, a)}, {@code a IN (:v, a)}), whatever the item.
+     */
+    private void requireDistinct(String operator, Operand first, List<Operand> others) {
+        if (first instanceof Path path && others.contains(path)) {
+            throw kind.error("The first operand must be distinct from the remaining operands for this operator or function;"
+                    + " operator: " + operator + ", first operand: " + path.describe());
+        }
     }
 
     private List<Condition> conditions(List<Condition> conditions) {
@@ -207,7 +234,7 @@ final class Binder {
             Path path = path(action.path());
             AttributeValue value = value((ValueRef) action.value());
             if (value.type() != AttributeValue.Type.N && !SETS.contains(value.type())) {
-                throw kind.error("Incorrect operand type for operator or function; operator: ADD, operand type: " + value.type());
+                throw clauseOperandType("ADD", value);
             }
             add.add(new AddAction(path, new Literal(value)));
             targets.add(path);
@@ -217,8 +244,7 @@ final class Binder {
             Path path = path(action.path());
             AttributeValue value = value((ValueRef) action.value());
             if (!SETS.contains(value.type())) {
-                throw kind.error("Incorrect operand type for operator or function; operator: DELETE, operand type: "
-                        + value.type());
+                throw clauseOperandType("DELETE", value);
             }
             delete.add(new DeleteAction(path, new Literal(value)));
             targets.add(path);
@@ -271,6 +297,27 @@ final class Binder {
         return new Projection(paths);
     }
 
+    /**
+     * ADD or DELETE given a value of a type it never takes, in DynamoDB's words, which name the type in full
+     * ({@code STRING}, {@code NUMBER_SET}) and the set of types the clause takes.
+     */
+    private ValidationException clauseOperandType(String clause, AttributeValue value) {
+        String type = switch (value.type()) {
+            case S -> "STRING";
+            case N -> "NUMBER";
+            case B -> "BINARY";
+            case BOOL -> "BOOLEAN";
+            case NULL -> "NULL";
+            case L -> "LIST";
+            case M -> "MAP";
+            case SS -> "STRING_SET";
+            case NS -> "NUMBER_SET";
+            case BS -> "BINARY_SET";
+        };
+        return kind.error("Incorrect operand type for operator or function; operator: " + clause + ", operand type: "
+                + type + ", typeSet: ALLOWED_FOR_" + clause + "_OPERAND");
+    }
+
     private ValidationException operandType(String function, AttributeValue value) {
         return kind.error("Incorrect operand type for operator or function; operator or function: " + function
                 + ", operand type: " + value.type());
@@ -278,15 +325,5 @@ final class Binder {
 
     static boolean isStringOrBinary(AttributeValue v) {
         return v.type() == AttributeValue.Type.S || v.type() == AttributeValue.Type.B;
-    }
-
-    private static String describe(Operand operand) {
-        if (operand instanceof Path p) {
-            return p.describe();
-        }
-        if (operand instanceof Size s) {
-            return "size(" + s.path() + ")";
-        }
-        return operand instanceof Literal l ? Values.describe(l.value()) : operand.toString();
     }
 }

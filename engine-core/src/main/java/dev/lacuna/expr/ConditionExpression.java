@@ -29,8 +29,8 @@ import java.util.Set;
  * <p>{@link #test} follows DynamoDB: a comparison with a missing attribute is false, except {@code <>}, which
  * is true; values of different types are unequal and unordered (so {@code <} and friends are false, never an
  * error); {@code <}, {@code <=}, {@code >}, {@code >=} and {@code BETWEEN} order N by value, S by UTF-8 bytes and
- * B by unsigned bytes; {@code begins_with} applies to S and B; {@code contains} finds a substring of an S, an
- * element of a set or of a list; {@code size} counts an S in UTF-16 code units, a B in bytes, and the elements
+ * B by unsigned bytes; {@code begins_with} applies to S and B; {@code contains} finds a substring of an S, a
+ * byte subsequence of a B, an element of a set or of a list; {@code size} counts an S in UTF-16 code units, a B in bytes, and the elements
  * of sets, lists and maps.
  */
 public final class ConditionExpression {
@@ -102,7 +102,7 @@ public final class ConditionExpression {
         } else if (c instanceof AttributeNotExists notExists) {
             names.add(notExists.path().topLevelName());
         } else if (c instanceof AttributeType type) {
-            names.add(type.path().topLevelName());
+            collect(List.of(type.subject()), names);
         } else if (c instanceof BeginsWith beginsWith) {
             collect(List.of(beginsWith.subject(), beginsWith.prefix()), names);
         } else if (c instanceof Contains contains) {
@@ -115,7 +115,7 @@ public final class ConditionExpression {
             if (operand instanceof Path path) {
                 names.add(path.topLevelName());
             } else if (operand instanceof Size size) {
-                names.add(size.path().topLevelName());
+                collect(List.of(size.operand()), names);
             }
         }
     }

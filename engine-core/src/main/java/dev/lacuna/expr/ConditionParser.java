@@ -19,7 +19,9 @@ import dev.lacuna.expr.Ast.Path;
 import dev.lacuna.expr.Ast.Size;
 import dev.lacuna.expr.Ast.ValueRef;
 import dev.lacuna.expr.Token.Type;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Deque;
 import java.util.List;
 import java.util.Set;
 
@@ -35,9 +37,14 @@ import java.util.Set;
  *           | operand comparator operand                     = &lt;&gt; &lt; &lt;= &gt; &gt;=
  *           | operand BETWEEN operand AND operand
  *           | operand IN '(' operand ( ',' operand )* ')'
- * operand  := path | :value | size '(' path ')'
+ * operand  := path | :value | size '(' operand ')'
  * </pre>
  * Keywords ignore case; function names do not (as in DynamoDB).
+ *
+ * <p>{@code or}, {@code and}, {@code not} and the parenthesised {@code primary} are parsed by one loop with an
+ * explicit stack of open groups, not by recursion, so that parentheses and {@code NOT} may nest as deep as 4 KB
+ * allows (DynamoDB bounds nesting only by the expression's size and operator count) without the parser's depth
+ * following the input's. What recursion is left, a function call inside an operand, costs an operator per level.
  */
 final class ConditionParser {
     static final Set<String> CONDITION_FUNCTIONS =
@@ -59,63 +66,101 @@ final class ConditionParser {
         return condition;
     }
 
+    /**
+     * One level of the grammar's {@code or}: the top level, or a parenthesised group. {@code nots} is the number
+     * of {@code NOT}s written before the group's {@code (}, which apply to the group once it is closed.
+     */
+    private static final class Group {
+        final int nots;
+        final List<Condition> or = new ArrayList<>();
+        List<Condition> and = new ArrayList<>();
+        int pendingNots;
+
+        Group(int nots) {
+            this.nots = nots;
+        }
+    }
+
+    /**
+     * {@code or} at the top level, with every nested group: the loop reads the {@code NOT}s and {@code (} before
+     * a primary, pushing a {@link Group} for each {@code (}, then the {@code AND}s, {@code OR}s and {@code )}
+     * after it, popping a group at each {@code )}. It builds the tree the recursive grammar describes: a run of
+     * {@code AND}s (or {@code OR}s) in one group is one node, and {@code NOT} applies to the primary after it.
+     */
     private Condition or() {
-        List<Condition> operands = new ArrayList<>();
-        operands.add(and());
-        while (in.atKeyword("OR")) {
-            in.countOperator();
-            in.next();
-            operands.add(and());
+        Deque<Group> open = new ArrayDeque<>();
+        Group group = new Group(0);
+        while (true) {
+            while (in.atKeyword("NOT")) {
+                in.countOperator();
+                in.next();
+                group.pendingNots++;
+            }
+            if (in.at(Type.LPAREN)) {
+                in.next();
+                open.push(group);
+                Group inner = new Group(group.pendingNots);
+                group.pendingNots = 0;
+                group = inner;
+                continue;
+            }
+            Condition unit = negate(primary(), group.pendingNots);
+            group.pendingNots = 0;
+            while (true) {
+                group.and.add(unit);
+                if (in.atKeyword("AND")) {
+                    in.countOperator();
+                    in.next();
+                    break;
+                }
+                group.or.add(join(group.and, true));
+                group.and = new ArrayList<>();
+                if (in.atKeyword("OR")) {
+                    in.countOperator();
+                    in.next();
+                    break;
+                }
+                Condition whole = join(group.or, false);
+                if (open.isEmpty()) {
+                    return whole;
+                }
+                in.expect(Type.RPAREN);
+                unit = negate(whole, group.nots);
+                group = open.pop();
+            }
         }
-        return operands.size() == 1 ? operands.get(0) : new Or(operands);
     }
 
-    private Condition and() {
-        List<Condition> operands = new ArrayList<>();
-        operands.add(not());
-        while (in.atKeyword("AND")) {
-            in.countOperator();
-            in.next();
-            operands.add(not());
+    private static Condition join(List<Condition> operands, boolean and) {
+        if (operands.size() == 1) {
+            return operands.get(0);
         }
-        return operands.size() == 1 ? operands.get(0) : new And(operands);
+        return and ? new And(operands) : new Or(operands);
     }
 
-    private Condition not() {
-        if (!in.atKeyword("NOT")) {
-            return primary();
+    private static Condition negate(Condition condition, int nots) {
+        Condition result = condition;
+        for (int i = 0; i < nots; i++) {
+            result = new Not(result);
         }
-        in.countOperator();
-        in.enter();
-        in.next();
-        Condition operand = not();
-        in.leave();
-        return new Not(operand);
+        return result;
     }
 
+    /** A comparison, BETWEEN, IN or condition function: the grammar's {@code primary} but for a group. */
     private Condition primary() {
-        if (in.at(Type.LPAREN)) {
-            in.enter();
-            in.next();
-            Condition inner = or();
-            in.expect(Type.RPAREN);
-            in.leave();
-            return inner;
-        }
         if (in.atFunctionCall() && !in.peek().text().equals("size")) {
-            return conditionFunction();
+            Token name = in.peek();
+            Condition function = conditionFunction();
+            // DynamoDB parses "attribute_exists(a) < :v", then refuses a boolean function as an operand.
+            if (comparator(in.peek()) != null || in.atKeyword("BETWEEN") || in.atKeyword("IN")) {
+                throw notThisWay(name);
+            }
+            return function;
         }
+        Token start = in.peek();
         Operand left = operand();
         Token t = in.peek();
-        Comparator comparator = switch (t.type()) {
-            case EQ -> Comparator.EQ;
-            case NE -> Comparator.NE;
-            case LT -> Comparator.LT;
-            case LE -> Comparator.LE;
-            case GT -> Comparator.GT;
-            case GE -> Comparator.GE;
-            default -> null;
-        };
+        Comparator comparator = comparator(t);
         if (comparator != null) {
             in.countOperator();
             in.next();
@@ -131,24 +176,48 @@ final class ConditionParser {
         if (t.isKeyword("IN")) {
             in.countOperator();
             in.next();
-            return new In(left, inList());
+            return new In(left, inList(t));
+        }
+        // DynamoDB parses "size(a)" as a condition of its own, then refuses it: size is not a boolean function.
+        if (left instanceof Size && (t.type() == Type.EOF || t.type() == Type.RPAREN || t.isKeyword("AND")
+                || t.isKeyword("OR"))) {
+            throw notThisWay(start);
         }
         throw in.unexpected();
     }
 
-    private List<Operand> inList() {
+    /** The comparator {@code t} is, or null. */
+    private static Comparator comparator(Token t) {
+        return switch (t.type()) {
+            case EQ -> Comparator.EQ;
+            case NE -> Comparator.NE;
+            case LT -> Comparator.LT;
+            case LE -> Comparator.LE;
+            case GT -> Comparator.GT;
+            case GE -> Comparator.GE;
+            default -> null;
+        };
+    }
+
+    /** A function written where DynamoDB's grammar has it but its return type does not fit. */
+    private ValidationException notThisWay(Token name) {
+        return at(name, "The function is not allowed to be used this way in an expression; function: " + name.text());
+    }
+
+    /** The candidates of {@code IN}, at most {@link ExpressionLimits#MAX_IN_OPERANDS} (counted once all are read). */
+    private List<Operand> inList(Token keyword) {
         in.expect(Type.LPAREN);
         List<Operand> candidates = new ArrayList<>();
         candidates.add(operand());
         while (in.at(Type.COMMA)) {
             in.next();
-            if (candidates.size() == ExpressionLimits.MAX_IN_OPERANDS) {
-                throw in.errorHere("The IN operator is provided with too many operands; number of operands: more than "
-                        + ExpressionLimits.MAX_IN_OPERANDS + ", maximum: " + ExpressionLimits.MAX_IN_OPERANDS);
-            }
             candidates.add(operand());
         }
         in.expect(Type.RPAREN);
+        if (candidates.size() > ExpressionLimits.MAX_IN_OPERANDS) {
+            throw at(keyword, "The IN operator is provided with too many operands; number of operands: "
+                    + candidates.size());
+        }
         return candidates;
     }
 
@@ -170,7 +239,7 @@ final class ConditionParser {
                     throw at(name, "Operator or function requires an expression attribute value as its second operand;"
                             + " operator or function: attribute_type");
                 }
-                yield new AttributeType(path(name, args, 0), args.get(1));
+                yield new AttributeType(args.get(0), args.get(1));
             }
             case "begins_with" -> new BeginsWith(only(name, args, 2).get(0), args.get(1));
             default -> new Contains(only(name, args, 2).get(0), args.get(1));
@@ -190,7 +259,7 @@ final class ConditionParser {
             in.countOperator();
             in.next();
             List<Operand> args = arguments();
-            return new Size(path(name, only(name, args, 1), 0));
+            return new Size(only(name, args, 1).get(0));
         }
         if (in.at(Type.VALUE_PLACEHOLDER)) {
             return new ValueRef(in.next().text());
@@ -201,9 +270,8 @@ final class ConditionParser {
         throw in.unexpected();
     }
 
-    /** {@code '(' operand ( ',' operand )* ')'}, one nesting level deeper. */
+    /** {@code '(' operand ( ',' operand )* ')'}. */
     private List<Operand> arguments() {
-        in.enter();
         in.expect(Type.LPAREN);
         List<Operand> args = new ArrayList<>();
         args.add(operand());
@@ -212,7 +280,6 @@ final class ConditionParser {
             args.add(operand());
         }
         in.expect(Type.RPAREN);
-        in.leave();
         return args;
     }
 
@@ -233,7 +300,7 @@ final class ConditionParser {
 
     private ValidationException functionError(Token name) {
         if (UPDATE_FUNCTIONS.contains(name.text())) {
-            return at(name, "The function is not allowed in a " + in.kind.parameter() + "; function: " + name.text());
+            return at(name, "The function is not allowed in a condition expression; function: " + name.text());
         }
         return at(name, "Invalid function name; function: " + name.text());
     }

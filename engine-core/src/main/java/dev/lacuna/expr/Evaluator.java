@@ -82,7 +82,7 @@ final class Evaluator {
             return Values.get(item, notExists.path()) == null;
         }
         if (c instanceof AttributeType type) {
-            AttributeValue value = Values.get(item, type.path());
+            AttributeValue value = operand(type.subject(), item);
             AttributeValue name = operand(type.type(), item);
             return value != null && name instanceof AttributeValue.S s && value.type().name().equals(s.value());
         }
@@ -132,7 +132,7 @@ final class Evaluator {
             return Values.get(item, path);
         }
         if (operand instanceof Size size) {
-            AttributeValue value = Values.get(item, size.path());
+            AttributeValue value = operand(size.operand(), item);
             return value == null ? null : Values.size(value);
         }
         throw new IllegalStateException("unbound operand " + operand);

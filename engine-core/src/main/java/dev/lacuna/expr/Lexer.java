@@ -2,37 +2,40 @@ package dev.lacuna.expr;
 
 import dev.lacuna.base.Utf8;
 import dev.lacuna.expr.Token.Type;
-import dev.lacuna.item.ItemSize;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
  * Splits an expression into {@link Token}s. Checks first that the expression is not empty and not over
- * {@link ExpressionLimits#MAX_EXPRESSION_BYTES}; a character that starts no token is a syntax error naming it.
- * Whitespace separates tokens and is otherwise ignored.
+ * {@link ExpressionLimits#MAX_EXPRESSION_BYTES}. Whitespace separates tokens and is otherwise ignored.
+ *
+ * <p>A character that starts no token (an underscore or digit before a name, {@code $}, a quote, a lone
+ * {@code #} or {@code :}) becomes an {@link Type#UNKNOWN} token of its own, which no grammar rule accepts: the
+ * parser then reports it as DynamoDB does, {@code Syntax error; token: "_", near: "SET _a"}, naming the
+ * tokens on either side of it (so the lexer itself never fails).
  */
 final class Lexer {
     private final String source;
-    private final ExpressionKind kind;
     private final List<Token> tokens = new ArrayList<>();
     private int pos;
 
-    private Lexer(String source, ExpressionKind kind) {
+    private Lexer(String source) {
         this.source = source;
-        this.kind = kind;
     }
 
     /** The tokens of {@code source}, ending with one {@link Type#EOF}. */
     static List<Token> tokenize(String source, ExpressionKind kind) {
         int bytes = utf8Length(source);
         if (bytes > ExpressionLimits.MAX_EXPRESSION_BYTES) {
-            throw kind.error("Expression size has exceeded the maximum allowed size; size: " + bytes
-                    + " bytes, maximum: " + ExpressionLimits.MAX_EXPRESSION_BYTES + " bytes");
+            // DynamoDB gives the size (in UTF-8 bytes here) for conditions, filters and key conditions only.
+            boolean condition = kind != ExpressionKind.UPDATE && kind != ExpressionKind.PROJECTION;
+            throw kind.error("Expression size has exceeded the maximum allowed size;"
+                    + (condition ? " expression size: " + bytes : ""));
         }
         if (source.isBlank()) {
             throw kind.error("The expression can not be empty;");
         }
-        Lexer lexer = new Lexer(source, kind);
+        Lexer lexer = new Lexer(source);
         lexer.run();
         return lexer.tokens;
     }
@@ -62,12 +65,9 @@ final class Lexer {
                     pos++;
                 }
                 add(Type.NUMBER, start);
-            } else if (c == '#' || c == ':') {
+            } else if ((c == '#' || c == ':') && pos + 1 < source.length() && isNameChar(source.charAt(pos + 1))) {
                 pos++;
                 skipNameChars();
-                if (pos == start + 1) {
-                    throw badCharacter(start, 1);
-                }
                 add(c == '#' ? Type.NAME_PLACEHOLDER : Type.VALUE_PLACEHOLDER, start);
             } else {
                 punctuation(c, start);
@@ -108,7 +108,10 @@ final class Lexer {
                     type = Type.GT;
                 }
             }
-            default -> throw badCharacter(start, Character.charCount(source.codePointAt(start)));
+            default -> {
+                type = Type.UNKNOWN;
+                length = Character.charCount(source.codePointAt(start));
+            }
         }
         pos += length;
         add(type, start);
@@ -124,20 +127,14 @@ final class Lexer {
         tokens.add(new Token(type, source.substring(start, pos), start, pos));
     }
 
-    /** A syntax error at a character no token starts with; "near" spans the previous token up to it. */
-    private RuntimeException badCharacter(int start, int length) {
-        String token = source.substring(start, start + length);
-        int nearStart = tokens.isEmpty() ? start : tokens.get(tokens.size() - 1).start();
-        String near = source.substring(nearStart, start + length);
-        return kind.error(SyntaxErrors.message(token, near, start));
-    }
-
+    /** Whether {@code c} may start an unquoted name: a letter (DynamoDB's names start with one, not {@code _}). */
     static boolean isNameStart(char c) {
-        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
     }
 
+    /** Whether {@code c} may follow the first character of a name, or the sigil of a placeholder. */
     static boolean isNameChar(char c) {
-        return isNameStart(c) || isDigit(c);
+        return isNameStart(c) || isDigit(c) || c == '_';
     }
 
     private static boolean isDigit(char c) {

@@ -7,7 +7,7 @@ package dev.lacuna.expr;
 record Token(Type type, String text, int start, int end) {
     /** What a token is. Keywords ({@code AND}, {@code SET}, …) are {@link #NAME}s; the parser tells them apart. */
     enum Type {
-        /** An attribute name, keyword or function name: {@code [A-Za-z_][A-Za-z0-9_]*}. */
+        /** An attribute name, keyword or function name: {@code [A-Za-z][A-Za-z0-9_]*}. */
         NAME,
         /** {@code #name}: an expression attribute name. */
         NAME_PLACEHOLDER,
@@ -17,6 +17,8 @@ record Token(Type type, String text, int start, int end) {
         NUMBER,
         LPAREN, RPAREN, LBRACKET, RBRACKET, DOT, COMMA,
         EQ, NE, LT, LE, GT, GE, PLUS, MINUS,
+        /** One character that starts no other token; always a syntax error where the parser meets it. */
+        UNKNOWN,
         /** The end of the expression. */
         EOF
     }

@@ -15,11 +15,12 @@ import java.util.Locale;
 import java.util.Set;
 
 /**
- * The parsers' shared state: the tokens and a position in them, the operator count and nesting depth (both
- * bounded, see {@link ExpressionLimits}), document-path parsing, and error construction.
+ * The parsers' shared state: the tokens and a position in them, the operator count (bounded, see
+ * {@link ExpressionLimits}), document-path parsing, and error construction.
  *
- * <p>As in DynamoDB, a syntax error wins over a reserved word: a reserved attribute name (or a path too deep)
- * is remembered and reported by {@link #expectEnd()} only once the whole expression has parsed.
+ * <p>As in DynamoDB, a syntax error wins over a reserved word: a reserved attribute name (or a path too deep, or a
+ * list index beyond 32 bits) is remembered and reported by {@link #expectEnd()} only once the whole expression
+ * has parsed.
  */
 final class TokenCursor {
     /** Keywords of the grammar itself: where a name is expected they are a syntax error, not a reserved word. */
@@ -31,7 +32,6 @@ final class TokenCursor {
     private final List<Token> tokens;
     private int pos;
     private int operators;
-    private int depth;
     private ValidationException deferred;
 
     TokenCursor(String source, ExpressionKind kind) {
@@ -101,21 +101,13 @@ final class TokenCursor {
     /** Counts one operator or function; more than {@link ExpressionLimits#MAX_OPERATORS} is an error. */
     void countOperator() {
         if (++operators > ExpressionLimits.MAX_OPERATORS) {
-            throw errorHere("The expression contains too many operators or functions; count: " + operators
-                    + ", maximum: " + ExpressionLimits.MAX_OPERATORS);
+            throw errorHere("The expression contains too many operators; operator count: " + operators);
         }
     }
 
-    /** Enters one level of nesting (parentheses, NOT, function arguments); see {@link ExpressionLimits}. */
-    void enter() {
-        if (++depth > ExpressionLimits.MAX_NESTING_DEPTH) {
-            throw errorHere("The expression is nested too deeply; depth: " + depth + ", maximum: "
-                    + ExpressionLimits.MAX_NESTING_DEPTH);
-        }
-    }
-
-    void leave() {
-        depth--;
+    /** Whether a {@code (} after {@code previous} opens arguments (of a function or IN) rather than a group. */
+    private static boolean opensArguments(Token previous) {
+        return previous.type() == Type.NAME && (!isGrammarKeyword(previous) || previous.isKeyword("IN"));
     }
 
     /** Whether the current token is a name followed by {@code (}: a function call. */
@@ -138,18 +130,27 @@ final class TokenCursor {
                 elements.add(nameElement());
             } else if (at(Type.LBRACKET)) {
                 next();
-                if (!at(Type.NUMBER) || peek().text().length() > 10 || Long.parseLong(peek().text()) > Integer.MAX_VALUE) {
+                if (!at(Type.NUMBER)) {
                     throw unexpected();
                 }
-                elements.add(new Index(Integer.parseInt(next().text())));
+                Token number = next();
                 expect(Type.RBRACKET);
+                String digits = number.text();
+                if (digits.length() > 10 || Long.parseLong(digits) > Integer.MAX_VALUE) {
+                    // DynamoDB parses any digits, then refuses an index beyond 32 bits.
+                    defer(kind.error("List index is not within the allowable range; index: [" + digits + "] (at char "
+                            + number.start() + ")"));
+                    elements.add(new Index(Integer.MAX_VALUE));
+                } else {
+                    elements.add(new Index(Integer.parseInt(digits)));
+                }
             } else {
                 break;
             }
         }
         if (elements.size() > ExpressionLimits.MAX_PATH_DEPTH) {
             defer(kind.error("The document path has too many nesting levels; nesting levels: " + elements.size()
-                    + ", maximum: " + ExpressionLimits.MAX_PATH_DEPTH + " (at char " + start + ")"));
+                    + " (at char " + start + ")"));
         }
         return new Path(elements);
     }
@@ -177,8 +178,10 @@ final class TokenCursor {
     }
 
     /**
-     * Rejects redundant parentheses as DynamoDB does in conditions: a parenthesised group whose whole content
-     * is itself one parenthesised group, e.g. {@code ((a = :v))}. Unbalanced parentheses are left to the parser.
+     * Rejects redundant parentheses as DynamoDB does in conditions and SET values: a parenthesised group whose
+     * whole content is itself one parenthesised group, e.g. {@code ((a = :v))} or {@code SET a = ((:v))}. The
+     * parentheses of a function call or of an {@code IN} list group nothing, so {@code size((a))} is not
+     * redundant. Unbalanced parentheses are left to the parser.
      */
     void rejectRedundantParentheses() {
         int[] match = new int[tokens.size()];
@@ -195,7 +198,7 @@ final class TokenCursor {
             }
         }
         for (int i = 0; i + 1 < tokens.size(); i++) {
-            if (tokens.get(i).type() == Type.LPAREN && match[i] >= 0
+            if (tokens.get(i).type() == Type.LPAREN && match[i] >= 0 && !(i > 0 && opensArguments(tokens.get(i - 1)))
                     && tokens.get(i + 1).type() == Type.LPAREN && match[i + 1] == match[i] - 1) {
                 throw kind.error("The expression has redundant parentheses; (at char " + tokens.get(i).start() + ")");
             }

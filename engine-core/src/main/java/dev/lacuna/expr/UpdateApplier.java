@@ -36,8 +36,10 @@ import java.util.Set;
  * <p>Errors, as DynamoDB words them: a SET reading a missing attribute ("The provided expression refers to an
  * attribute that does not exist in the item"); an operand of the wrong type for {@code +}, {@code -},
  * {@code list_append}, ADD or DELETE ("An operand in the update expression has an incorrect data type"); a
- * SET or ADD below a missing or mistyped parent ("The document path provided in the update expression is
- * invalid for update"). REMOVE and DELETE of something absent do nothing.
+ * SET, ADD or REMOVE below a missing or mistyped parent ("The document path provided in the update expression
+ * is invalid for update"): REMOVE {@code a.b} needs {@code a} to be a map and REMOVE {@code a[1]} needs it to be a
+ * list, though {@code b} or element 1 may be absent. REMOVE of an absent attribute, and DELETE of something
+ * absent, do nothing; so does any REMOVE on an item that does not exist.
  */
 final class UpdateApplier {
     private static final String INCORRECT_TYPE = "An operand in the update expression has an incorrect data type";
@@ -45,8 +47,17 @@ final class UpdateApplier {
     private UpdateApplier() {
     }
 
-    /** The item after {@code update}; {@code item} itself is not changed. */
-    static Map<String, AttributeValue> apply(Update update, Map<String, AttributeValue> item) {
+    /** A path to remove, and whether a missing or mistyped step before its last is an error. */
+    private record Removal(Path path, boolean strict) {
+    }
+
+    /**
+     * The item after {@code update}; {@code item} itself is not changed.
+     *
+     * @param exists whether the item exists: on one that does not, DynamoDB ignores a REMOVE whose parent is
+     *               missing instead of refusing it
+     */
+    static Map<String, AttributeValue> apply(Update update, Map<String, AttributeValue> item, boolean exists) {
         Map<String, AttributeValue> result = new LinkedHashMap<>(item);
         List<SetAction> sets = new ArrayList<>(update.set());
         sets.sort(Comparator.comparing(SetAction::path, UpdateApplier::ascending));
@@ -62,21 +73,25 @@ final class UpdateApplier {
             AttributeValue operand = ((Literal) action.value()).value();
             PathOps.modify(result, action.path(), old -> add(old, operand), true);
         }
-        List<Path> removals = new ArrayList<>(update.remove());
+        List<Removal> removals = new ArrayList<>();
+        for (Path path : update.remove()) {
+            removals.add(new Removal(path, exists));
+        }
         for (DeleteAction action : update.delete()) {
             AttributeValue operand = ((Literal) action.value()).value();
             PathOps.modify(result, action.path(), old -> {
                 AttributeValue left = old == null ? null : delete(old, operand);
                 if (old != null && left == null) {
-                    removals.add(action.path());
+                    removals.add(new Removal(action.path(), false));
                     return old;
                 }
                 return left;
             }, false);
         }
-        removals.sort((a, b) -> ascending(b, a));
-        for (Path path : removals) {
-            PathOps.modify(result, path, old -> null, false);
+        // Descending index order, so that removing l[2] does not shift the l[1] removed next.
+        removals.sort((a, b) -> ascending(b.path(), a.path()));
+        for (Removal removal : removals) {
+            PathOps.modify(result, removal.path(), old -> null, removal.strict());
         }
         return result;
     }
@@ -123,7 +138,7 @@ final class UpdateApplier {
             throw new ValidationException(INCORRECT_TYPE);
         }
         BigDecimal sum = arithmetic.plus() ? a.value().add(b.value()) : a.value().subtract(b.value());
-        return number(sum, arithmetic.plus() ? "+" : "-");
+        return number(sum);
     }
 
     /** ADD: a number adds (a missing one counts as 0), a set unites with one of its own type (a missing one is empty). */
@@ -132,7 +147,7 @@ final class UpdateApplier {
             return operand;
         }
         if (old instanceof AttributeValue.N a && operand instanceof AttributeValue.N b) {
-            return number(a.value().add(b.value()), "ADD");
+            return number(a.value().add(b.value()));
         }
         if (old instanceof AttributeValue.SS a && operand instanceof AttributeValue.SS b) {
             Set<String> union = new LinkedHashSet<>(a.values());
@@ -172,14 +187,12 @@ final class UpdateApplier {
         throw new ValidationException(INCORRECT_TYPE);
     }
 
-    /** A computed number, held to DynamoDB's 38 digits and range like any other. */
-    private static AttributeValue number(BigDecimal value, String operator) {
-        try {
-            return new AttributeValue.N(value);
-        } catch (ValidationException e) {
-            throw new ValidationException("The result of " + operator + " in the update expression is not a valid number: "
-                    + e.getMessage());
-        }
+    /**
+     * A computed number, held to DynamoDB's 38 digits and range like any other, with the same messages ("Number
+     * overflow. …"), as DynamoDB gives them for the result of {@code +}, {@code -} and ADD.
+     */
+    private static AttributeValue number(BigDecimal value) {
+        return new AttributeValue.N(value);
     }
 
     /** Orders paths step by step: names alphabetically, indexes ascending; a prefix first. */

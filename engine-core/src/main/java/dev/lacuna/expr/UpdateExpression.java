@@ -43,7 +43,8 @@ public final class UpdateExpression {
      * <p>All values are read from {@code item} as it was before the update. SET assigns (past a list's end it
      * appends), with {@code +}/{@code -} on numbers (exact, at most 38 digits), {@code if_not_exists} and
      * {@code list_append}; REMOVE deletes attributes, map entries and list elements (later elements shift
-     * down; indexes refer to the list before the update); ADD adds to a number (a missing one counts as 0) or
+     * down; indexes refer to the list before the update; the path up to its last step must exist, with a map
+     * before a name and a list before an index, while the last step may name nothing); ADD adds to a number (a missing one counts as 0) or
      * unites sets (a missing one is created); DELETE subtracts from a set, removing the attribute if it empties.
      *
      * @throws dev.lacuna.ValidationException as DynamoDB: "An operand in the update expression has an incorrect
@@ -53,7 +54,18 @@ public final class UpdateExpression {
      *                                        number
      */
     public Map<String, AttributeValue> apply(Map<String, AttributeValue> item) {
-        return UpdateApplier.apply(update, item);
+        return apply(item, true);
+    }
+
+    /**
+     * As {@link #apply(Map)}, saying whether the item exists: DynamoDB refuses {@code REMOVE a.b} on an item
+     * where {@code a} is not a map (or {@code REMOVE a[0]} where it is not a list), but ignores it on an item that
+     * does not exist. Pass the key attributes (or an empty map) as {@code item} when {@code exists} is false.
+     *
+     * @throws dev.lacuna.ValidationException as {@link #apply(Map)}
+     */
+    public Map<String, AttributeValue> apply(Map<String, AttributeValue> item, boolean exists) {
+        return UpdateApplier.apply(update, item, exists);
     }
 
     /**

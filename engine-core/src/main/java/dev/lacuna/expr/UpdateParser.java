@@ -23,10 +23,15 @@ import java.util.Locale;
  * clause   := SET set ( ',' set )* | REMOVE path ( ',' path )*
  *           | ADD path :value ( ',' path :value )* | DELETE path :value ( ',' path :value )*
  * set      := path '=' value
- * value    := operand ( ( '+' | '-' ) operand )*
- * operand  := path | :value | '(' value ')'
- *           | if_not_exists '(' path ',' value ')' | list_append '(' value ',' value ')'
+ * value    := operand | arithmetic
+ * arithmetic := operand ( '+' | '-' ) operand | '(' arithmetic ')'
+ * operand  := path | :value | function | '(' operand ')'
+ * function := if_not_exists '(' operand ',' operand ')' | list_append '(' operand ',' operand ')'
  * </pre>
+ * This is DynamoDB's grammar: a SET value has at most one {@code +} or {@code -}, and a function's arguments
+ * none; parentheses enclose an operand or the one addition, and never twice over ({@code ((:v))} is redundant,
+ * see {@link TokenCursor#rejectRedundantParentheses()}). Of the two functions only {@code if_not_exists} may
+ * stand inside the other or in an addition.
  */
 final class UpdateParser {
     private final TokenCursor in;
@@ -40,7 +45,9 @@ final class UpdateParser {
     }
 
     static Update parse(String source) {
-        UpdateParser parser = new UpdateParser(new TokenCursor(source, ExpressionKind.UPDATE));
+        TokenCursor in = new TokenCursor(source, ExpressionKind.UPDATE);
+        in.rejectRedundantParentheses();
+        UpdateParser parser = new UpdateParser(in);
         parser.clauses();
         return new Update(parser.set, parser.remove, parser.add, parser.delete);
     }
@@ -89,27 +96,72 @@ final class UpdateParser {
         return new SetAction(path, value());
     }
 
+    /**
+     * {@code value}: an operand, or one addition or subtraction of two. Leading parentheses are counted, not
+     * recursed into, so that no input nests the parser deeper than its function calls (each an operator, at most
+     * {@link ExpressionLimits#MAX_OPERATORS}): those closed right after the first operand enclose it, those still
+     * open at the {@code +} or {@code -} enclose the whole addition.
+     */
     private SetValue value() {
-        SetValue value = operand();
-        while (in.at(Type.PLUS) || in.at(Type.MINUS)) {
-            in.countOperator();
-            boolean plus = in.next().type() == Type.PLUS;
-            value = new Arithmetic(value, plus, operand());
+        int opened = openParentheses();
+        Token first = in.peek();
+        SetValue left = operandCore(false);
+        int closed = 0;
+        while (closed < opened && in.at(Type.RPAREN)) {
+            in.next();
+            closed++;
         }
-        return value;
+        if (!in.at(Type.PLUS) && !in.at(Type.MINUS)) {
+            if (closed < opened) {
+                throw in.unexpected();
+            }
+            return left;
+        }
+        requireNestable(left, first);
+        in.countOperator();
+        boolean plus = in.next().type() == Type.PLUS;
+        SetValue right = operand(true);
+        for (int i = closed; i < opened; i++) {
+            in.expect(Type.RPAREN);
+        }
+        return new Arithmetic(left, plus, right);
     }
 
-    private SetValue operand() {
-        if (in.at(Type.LPAREN)) {
-            in.enter();
-            in.next();
-            SetValue inner = value();
+    /**
+     * {@code operand}: a path, value or function call, in as many parentheses as are opened before it; in the
+     * arguments of a function or as the second operand of an addition ({@code nested}), a function call must be
+     * {@code if_not_exists}.
+     */
+    private SetValue operand(boolean nested) {
+        int opened = openParentheses();
+        SetValue operand = operandCore(nested);
+        for (int i = 0; i < opened; i++) {
             in.expect(Type.RPAREN);
-            in.leave();
-            return inner;
         }
+        return operand;
+    }
+
+    private int openParentheses() {
+        int opened = 0;
+        while (in.at(Type.LPAREN)) {
+            in.next();
+            opened++;
+        }
+        return opened;
+    }
+
+    /**
+     * A path, value or function call. A {@code nested} function call must be {@code if_not_exists}, as in
+     * DynamoDB; that of an addition's first operand is checked once the {@code +} is seen.
+     */
+    private SetValue operandCore(boolean nested) {
         if (in.atFunctionCall()) {
-            return function();
+            Token name = in.peek();
+            SetValue function = function();
+            if (nested) {
+                requireNestable(function, name);
+            }
+            return function;
         }
         if (in.at(Type.VALUE_PLACEHOLDER)) {
             return new ValueRef(in.next().text());
@@ -130,16 +182,14 @@ final class UpdateParser {
         }
         in.countOperator();
         in.next();
-        in.enter();
         in.expect(Type.LPAREN);
         List<SetValue> args = new ArrayList<>();
-        args.add(value());
+        args.add(operand(true));
         while (in.at(Type.COMMA)) {
             in.next();
-            args.add(value());
+            args.add(operand(true));
         }
         in.expect(Type.RPAREN);
-        in.leave();
         if (args.size() != 2) {
             throw at(name, "Incorrect number of operands for operator or function; operator or function: " + function
                     + ", number of operands: " + args.size());
@@ -151,6 +201,16 @@ final class UpdateParser {
             throw at(name, "Operator or function requires a document path; operator or function: " + function);
         }
         return new IfNotExists(path, args.get(1));
+    }
+
+    /**
+     * Only {@code if_not_exists} may stand inside another function or an addition; DynamoDB refuses
+     * {@code list_append} there ({@code list_append(list_append(:a, :b), :c)}, {@code list_append(:a, :b) + :n}).
+     */
+    private void requireNestable(SetValue value, Token at) {
+        if (value instanceof ListAppend) {
+            throw at(at, "The function is not allowed to be used this way in an expression; function: list_append");
+        }
     }
 
     private ValidationException at(Token token, String detail) {

@@ -115,12 +115,15 @@ final class Values {
     }
 
     /**
-     * {@code contains}: a substring of a string, an element of a set (of the operand's type) or of a list
-     * (any type, by equality).
+     * {@code contains}: a substring of a string, a byte subsequence of a binary (DynamoDB treats the two alike),
+     * an element of a set (of the operand's type) or of a list (any type, by equality).
      */
     static boolean contains(AttributeValue value, AttributeValue operand) {
         if (value instanceof AttributeValue.S s) {
             return operand instanceof AttributeValue.S o && s.value().contains(o.value());
+        }
+        if (value instanceof AttributeValue.B b) {
+            return operand instanceof AttributeValue.B o && indexOf(b.value(), o.value()) >= 0;
         }
         if (value instanceof AttributeValue.SS set) {
             return operand instanceof AttributeValue.S o && set.values().contains(o.value());
@@ -135,6 +138,16 @@ final class Values {
             return list.values().contains(operand);
         }
         return false;
+    }
+
+    /** Where {@code part} first occurs in {@code whole}, or -1; the empty part occurs at 0. */
+    private static int indexOf(byte[] whole, byte[] part) {
+        for (int i = 0; i + part.length <= whole.length; i++) {
+            if (Arrays.equals(whole, i, i + part.length, part, 0, part.length)) {
+                return i;
+            }
+        }
+        return -1;
     }
 
     /** DynamoDB's short rendering in error messages: {@code S:abc}, {@code N:12}, {@code B:<base64>}. */

@@ -37,7 +37,11 @@ class ConditionEvaluationTest {
             "lst", l(s("a"), n(1), map("k", s("v"))),
             "doc", map("nested", map("deep", n(3)), "arr", l(n(7), n(8))),
             "blank", s(""),
-            "unicode", s("\u00e9\uD834\uDD1E"));
+            "unicode", s("\u00e9\uD834\uDD1E"),
+            // twins: DynamoDB refuses a path compared with itself ("a = a"), so equal values live under two names
+            "bin2", b(new byte[] {1, 2, (byte) 0x80}), "num2", n(10), "yes2", bool(true), "nothing2", nul(),
+            "strs2", ss("red", "green"), "lst2", l(s("a"), n(1), map("k", s("v"))), "blank2", s(""),
+            "doc2", map("nested", map("deep", n(3)), "arr", l(n(7), n(8))));
 
     private static final Map<String, AttributeValue> VALUES = values(
             ":hello", s("hello world"), ":he", s("he"), ":wor", s("wor"), ":s9", s("9"),
@@ -67,11 +71,11 @@ class ConditionEvaluationTest {
     @ParameterizedTest
     @ValueSource(strings = {
             // equality, per type; numbers by value, sets in any order, documents deeply
-            "str = :hello", "num = :n10", "frac = :n1_5", "bin = bin", "yes = :true", "nothing = :null",
+            "str = :hello", "num = :n10", "frac = :n1_5", "bin = bin2", "yes = :true", "nothing = :null",
             "strs = :strs", "nums = :nums", "lst = :list", "doc = :doc", "lst[2] = :kv", "doc.nested.deep = :n3",
             "doc.arr[1] > :n7", ":n1 = :n1",
             // inequality: different values, different types, absent attributes
-            "num <> :n9", "num <> :s9", "lst <> :listReordered", "absent <> :n1", "absent <> absent",
+            "num <> :n9", "num <> :s9", "lst <> :listReordered", "absent <> :n1", "absent <> absent2",
             // ordering: numbers by value, strings by UTF-8 bytes, binaries unsigned
             "num > :n9", "num >= :n10", "num < :n11", "num <= :n10", "frac < :n2", ":n2 > frac",
             ":low < :high", ":b80 > :b7f", "bin > :b12", "str > :he",
@@ -84,8 +88,8 @@ class ConditionEvaluationTest {
             "attribute_type(str, :S)", "attribute_type(num, :N)", "attribute_type(bin, :B)", "attribute_type(yes, :BOOL)",
             "attribute_type(nothing, :NULL)", "attribute_type(strs, :SS)", "attribute_type(nums, :NS)",
             "attribute_type(bins, :BS)", "attribute_type(lst, :L)", "attribute_type(doc, :M)",
-            "begins_with(str, :he)", "begins_with(str, :hello)", "begins_with(bin, :b12)", "begins_with(blank, blank)",
-            "contains(str, :wor)", "contains(strs, :red)", "contains(nums, :n2_5)", "contains(bins, :bin2)",
+            "begins_with(str, :he)", "begins_with(str, :hello)", "begins_with(bin, :b12)", "begins_with(blank, blank2)",
+            "contains(str, :wor)", "contains(strs, :red)", "contains(nums, :n2_5)", "contains(bins, :bin2)", "contains(bin, :b1)",
             "contains(lst, :a)", "contains(lst, :n1)", "contains(lst, :kv)", "contains(doc.arr, :n7)",
             "size(str) = :n11", "size(unicode) = :n3", "size(bin) = :n3", "size(strs) = :n2", "size(nums) = :n2",
             "size(bins) = :n2", "size(lst) = :n3", "size(doc) = :n2", "size(blank) = :n0", "size(doc.arr) < size(lst)",
@@ -99,23 +103,23 @@ class ConditionEvaluationTest {
     @ValueSource(strings = {
             "str = :he", "num = :s9", "num = :n9", "yes = :false", "lst = :listReordered", "strs = :red",
             // absent attributes: every comparison but <> is false
-            "absent = :n1", "absent < :n1", "absent <= :n1", "absent > :n1", "absent >= :n1", "absent = absent",
+            "absent = :n1", "absent < :n1", "absent <= :n1", "absent > :n1", "absent >= :n1", "absent = absent2",
             "absent BETWEEN :n1 AND :n2", "absent IN (:n1)", "begins_with(absent, :he)", "contains(absent, :a)",
             "size(absent) >= :n0", "num BETWEEN absent AND :n11", "attribute_exists(absent)",
             "attribute_not_exists(str)", "attribute_exists(lst[3])", "attribute_exists(str.x)",
             // different types are unordered: never an error, always false
-            "num < :s9", "num > :s9", "str > :n1", "num BETWEEN num AND :s9",
+            "num < :s9", "num > :s9", "str > :n1", "num BETWEEN num2 AND :s9",
             // only N, S and B are ordered, even between equal values: attributes of other types compare false
             // (a value placeholder of such a type is refused when the expression is parsed)
-            "yes <= yes", "yes >= yes", "nothing <= nothing", "strs <= strs", "lst >= lst", "doc <= doc",
-            "yes BETWEEN yes AND yes",
+            "yes <= yes2", "yes >= yes2", "nothing <= nothing2", "strs <= strs2", "lst >= lst2", "doc <= doc2",
+            "yes BETWEEN yes2 AND yes2",
             "num > :n10", "num < :n10", "num BETWEEN :n11 AND :n11", ":high < :low", "num IN (:n1, :n2)",
             // begins_with: S and B only, of their own type
-            "begins_with(num, num)", "begins_with(strs, :red)", "begins_with(lst, :a)", "begins_with(str, :wor)",
+            "begins_with(num, num2)", "begins_with(strs, :red)", "begins_with(lst, :a)", "begins_with(str, :wor)",
             "begins_with(bin, :b7f)", "begins_with(str, :b1)",
             // contains: a substring, a set element, a lst element
             "contains(str, :n1)", "contains(strs, :blue)", "contains(nums, :red)", "contains(num, :n1)",
-            "contains(doc, :kv)", "contains(strs, :strs)", "contains(bin, :b1)", "contains(lst, :listReordered)",
+            "contains(doc, :kv)", "contains(strs, :strs)", "contains(lst, :listReordered)",
             // size: not for N, BOOL or NULL
             "size(num) >= :n0", "size(yes) >= :n0", "size(nothing) >= :n0", "size(unicode) = :n2",
             "attribute_type(str, :N)", "attribute_type(absent, :S)", "attribute_type(strs, :S)", "attribute_type(lst, :M)",

@@ -36,19 +36,30 @@ class LexerTest {
 
     @Test
     void shouldLeaveKeywordsAsNames() {
-        assertThat(Lexer.tokenize("AND _x9 sEt", ExpressionKind.UPDATE)).extracting(Token::type)
+        assertThat(Lexer.tokenize("AND x_9 sEt", ExpressionKind.UPDATE)).extracting(Token::type)
                 .containsExactly(Type.NAME, Type.NAME, Type.NAME, Type.EOF);
         assertThat(Lexer.tokenize("sEt", ExpressionKind.UPDATE).get(0).isKeyword("SET")).isTrue();
     }
 
     @Test
-    void shouldNameACharacterThatStartsNoToken() {
-        assertThatThrownBy(() -> Lexer.tokenize("a = \uD83D\uDE00", ExpressionKind.CONDITION))
+    void shouldMakeACharacterThatStartsNoTokenAnUnknownTokenOfItsOwn() {
+        assertThat(Lexer.tokenize("_a\uD83D\uDE00#:", ExpressionKind.CONDITION)).containsExactly(
+                new Token(Type.UNKNOWN, "_", 0, 1),
+                new Token(Type.NAME, "a", 1, 2),
+                new Token(Type.UNKNOWN, "\uD83D\uDE00", 2, 4),
+                new Token(Type.UNKNOWN, "#", 4, 5),
+                new Token(Type.UNKNOWN, ":", 5, 6),
+                new Token(Type.EOF, "", 6, 6));
+    }
+
+    @Test
+    void shouldNameACharacterThatStartsNoTokenInTheSyntaxError() {
+        assertThatThrownBy(() -> ConditionParser.parse("a = \uD83D\uDE00", ExpressionKind.CONDITION))
                 .hasMessage("Invalid ConditionExpression: Syntax error; token: \"\uD83D\uDE00\", near: \"= \uD83D\uDE00\""
                         + " (at char 4)");
-        assertThatThrownBy(() -> Lexer.tokenize("$", ExpressionKind.PROJECTION))
+        assertThatThrownBy(() -> ProjectionParser.parse("$"))
                 .hasMessage("Invalid ProjectionExpression: Syntax error; token: \"$\", near: \"$\" (at char 0)");
-        assertThatThrownBy(() -> Lexer.tokenize("a = \uDC00", ExpressionKind.CONDITION))
+        assertThatThrownBy(() -> ConditionParser.parse("a = \uDC00", ExpressionKind.CONDITION))
                 .hasMessageContaining("token: \"\uDC00\"");
     }
 

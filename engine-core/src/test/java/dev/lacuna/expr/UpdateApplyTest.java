@@ -79,8 +79,8 @@ class UpdateApplyTest {
         assertThat(apply("SET a = a - :n", item("a", n(5)), ":n", n(8))).isEqualTo(item("a", n(-3)));
         assertThat(apply("SET a = :x + :y", Map.of(), ":x", AttributeValue.n("0.1"), ":y", AttributeValue.n("0.2")))
                 .isEqualTo(item("a", AttributeValue.n("0.3")));
-        assertThat(apply("SET a = :x - :y - :z", Map.of(), ":x", n(10), ":y", n(3), ":z", n(2))).isEqualTo(item("a", n(5)));
-        assertThat(apply("SET a = :x - (:y - :z)", Map.of(), ":x", n(10), ":y", n(3), ":z", n(2))).isEqualTo(item("a", n(9)));
+        assertThat(apply("SET a = :x - :y", Map.of(), ":x", n(10), ":y", n(3))).isEqualTo(item("a", n(7)));
+        assertThat(apply("SET a = (:x) - :y", Map.of(), ":x", n(10), ":y", n(-3))).isEqualTo(item("a", n(13)));
         String nines = "9".repeat(38);
         assertThat(apply("SET a = a + :one", item("a", AttributeValue.n(nines)), ":one", n(1)))
                 .isEqualTo(item("a", AttributeValue.n("1E+38")));
@@ -93,10 +93,9 @@ class UpdateApplyTest {
     void shouldRejectAResultBeyondThirtyEightDigitsOrTheRange() {
         assertThatThrownBy(() -> apply("SET a = a + :one", item("a", AttributeValue.n("1E+38")), ":one", n(1)))
                 .isInstanceOf(ValidationException.class)
-                .hasMessageStartingWith("The result of + in the update expression is not a valid number: ")
-                .hasMessageContaining("more than 38 significant digits");
+                .hasMessage("Attempting to store more than 38 significant digits in a Number");
         AttributeValue max = AttributeValue.n("9.9999999999999999999999999999999999999E+125");
-        assertThatThrownBy(() -> apply("SET a = a + a", item("a", max))).hasMessageContaining("is larger than");
+        assertThatThrownBy(() -> apply("SET a = a + a", item("a", max))).hasMessageStartingWith("Number overflow.");
     }
 
     @Test
@@ -136,7 +135,7 @@ class UpdateApplyTest {
     @Test
     void shouldRemoveAttributesAndMapKeysAndIgnoreWhatIsAbsent() {
         Map<String, AttributeValue> item = item("a", n(1), "b", n(2), "m", map("k", n(1), "j", n(2)));
-        assertThat(apply("REMOVE a, m.k, absent, m.nope, nope.x, b.x", item)).isEqualTo(item("b", n(2), "m", map("j", n(2))));
+        assertThat(apply("REMOVE a, m.k, absent, m.nope", item)).isEqualTo(item("b", n(2), "m", map("j", n(2))));
     }
 
     @Test
@@ -192,11 +191,11 @@ class UpdateApplyTest {
     void shouldRejectAddAndDeleteValuesOfTypesTheyNeverTake() {
         assertThatThrownBy(() -> update("ADD a :s", ":s", s("x")))
                 .hasMessage("Invalid UpdateExpression: Incorrect operand type for operator or function; operator: ADD,"
-                        + " operand type: S");
-        assertThatThrownBy(() -> update("ADD a :l", ":l", l(n(1)))).hasMessageContaining("operator: ADD, operand type: L");
+                        + " operand type: STRING, typeSet: ALLOWED_FOR_ADD_OPERAND");
+        assertThatThrownBy(() -> update("ADD a :l", ":l", l(n(1)))).hasMessageContaining("operator: ADD, operand type: LIST");
         assertThatThrownBy(() -> update("DELETE a :n", ":n", n(1)))
                 .hasMessage("Invalid UpdateExpression: Incorrect operand type for operator or function; operator: DELETE,"
-                        + " operand type: N");
+                        + " operand type: NUMBER, typeSet: ALLOWED_FOR_DELETE_OPERAND");
     }
 
     // ---- DELETE ----

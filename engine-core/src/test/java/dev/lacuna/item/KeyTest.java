@@ -42,7 +42,7 @@ class KeyTest {
     @Test
     void shouldApplyDynamoDbsKeyValueRules() {
         assertThatThrownBy(() -> Key.of("pk", AttributeValue.s(""))).isInstanceOf(ValidationException.class)
-                .hasMessageContaining("must not be empty");
+                .hasMessageContaining("cannot contain an empty string value. Key: pk");
         assertThatThrownBy(() -> Key.of("pk", AttributeValue.b(new byte[0]))).isInstanceOf(ValidationException.class);
         assertThatThrownBy(() -> Key.of("pk", AttributeValue.bool(true))).isInstanceOf(ValidationException.class)
                 .hasMessageContaining("S, N or B");

@@ -43,6 +43,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
+import java.util.stream.IntStream;
 
 /**
  * The corpus of {@link BadInputCorpusTest}: the tables and items every case runs against, and the invalid
@@ -70,6 +71,9 @@ final class BadInputCases {
     private static final Key I1 = Key.of("pk", s("i#1"), "sk", s("1"));
     private static final String MAX_DIGITS = "9".repeat(38);
     private static final String MAX_NUMBER = "9.9999999999999999999999999999999999999E+125";
+    private static final String INVALID_PATH = "The document path provided in the update expression is invalid for update";
+    private static final String EMPTY_STRING_KEY = "One or more parameter values are not valid. The AttributeValue for a"
+            + " key attribute cannot contain an empty string value. Key: ";
 
     private final List<BadInput> cases = new ArrayList<>();
 
@@ -163,8 +167,10 @@ final class BadInputCases {
                 put(SIMPLE, () -> Item.builder().n("pk", 1).build()));
         invalid("put: sort key of type S in an N sort key", "Type mismatch",
                 put(NUMBERED, () -> Item.builder().s("pk", "n#1").s("seq", "1").build()));
-        invalid("put: empty string partition key", put(SIMPLE, () -> Item.builder().s("pk", "").build()));
-        invalid("put: empty string sort key", put(COMPOSITE, () -> Item.builder().s("pk", "c#1").s("sk", "").build()));
+        invalid("put: empty string partition key", EMPTY_STRING_KEY + "pk",
+                put(SIMPLE, () -> Item.builder().s("pk", "").build()));
+        invalid("put: empty string sort key", EMPTY_STRING_KEY + "sk",
+                put(COMPOSITE, () -> Item.builder().s("pk", "c#1").s("sk", "").build()));
         invalid("put: partition key of 2049 bytes", "2048",
                 put(SIMPLE, () -> Item.builder().s("pk", "p".repeat(2049)).build()));
         invalid("put: partition key of 1025 two-byte characters (2050 bytes)", "2048",
@@ -189,7 +195,7 @@ final class BadInputCases {
                 db -> db.deleteItem(SIMPLE, new DeleteItem(Key.of("pk", s("s#1"), "extra", s("x")))));
         invalid("get: key with three attributes", db -> db.getItem(COMPOSITE,
                 new GetItem(Key.builder().s("pk", "c#1").s("sk", "a").s("extra", "x").build())));
-        invalid("get: empty string partition key", get(SIMPLE, () -> Key.of("pk", s(""))));
+        invalid("get: empty string partition key", EMPTY_STRING_KEY + "pk", get(SIMPLE, () -> Key.of("pk", s(""))));
         invalid("get: partition key of type BOOL", get(SIMPLE, () -> Key.of("pk", bool(true))));
         invalid("get: sort key of type NULL", get(COMPOSITE, () -> Key.of("pk", s("c#1"), "sk", nul())));
         invalid("get: partition and sort key with one name",
@@ -198,8 +204,10 @@ final class BadInputCases {
 
     private void numbersAndSets() {
         invalid("a number of 39 significant digits", "38", putValue(() -> n("1" + "2".repeat(37) + "3")));
-        invalid("a number above 9.99…E+125", putValue(() -> n("1E+126")));
-        invalid("a number below 1E-130 in magnitude", putValue(() -> n("1E-131")));
+        invalid("a number above 9.99…E+125", "Number overflow. Attempting to store a number with magnitude larger than"
+                + " supported range", putValue(() -> n("1E+126")));
+        invalid("a number below 1E-130 in magnitude", "Number underflow. Attempting to store a number with magnitude"
+                + " smaller than supported range", putValue(() -> n("1E-131")));
         invalid("a number that is not one", putValue(() -> n("abc")));
         invalid("a number NaN", putValue(() -> n("NaN")));
         invalid("a number set with a 39-digit element", putValue(() -> ns("1", "9".repeat(39))));
@@ -208,7 +216,9 @@ final class BadInputCases {
         invalid("a string set with a duplicate", putValue(() -> ss("a", "a")));
         invalid("a number set with 1 and 1.0", putValue(() -> ns("1", "1.0")));
         invalid("update: a sum of 39 significant digits", update(MAX, "SET digits = digits + :d", ":d", n("0.1")));
-        invalid("update: a sum above 9.99…E+125", update(MAX, "SET huge = huge + huge"));
+        invalid("update: a sum above 9.99…E+125", "Number overflow", update(MAX, "SET huge = huge + huge"));
+        invalid("update: a difference below -9.99…E+125", "Number overflow",
+                update(MAX, "SET huge = :neg - huge", ":neg", n("-" + MAX_NUMBER)));
         invalid("update: ADD making 39 significant digits", update(MAX, "ADD digits :d", ":d", n("0.1")));
     }
 
@@ -243,7 +253,7 @@ final class BadInputCases {
         invalid("condition: unknown function", "Invalid function name", condition("no_such_function(num)"));
         invalid("condition: function name in the wrong case", "Invalid function name",
                 condition("Attribute_Exists(num)"));
-        invalid("condition: size() alone", "Syntax error", condition("size(str)"));
+        invalid("condition: size() alone", "not allowed to be used this way", condition("size(str)"));
         invalid("condition: if_not_exists", "not allowed", condition("if_not_exists(num, :v) = :v", ":v", n(1)));
         invalid("condition: quoted string literal", "Syntax error", condition("str = 'hello'"));
         invalid("condition: redundant parentheses", "redundant parentheses", condition("((num = :v))", ":v", n(1)));
@@ -263,19 +273,38 @@ final class BadInputCases {
         invalid("condition: BETWEEN bounds of two types", "same data type",
                 condition("num BETWEEN :lo AND :hi", ":lo", n(1), ":hi", s("9")));
         invalid("condition: contains with one operand twice", "distinct", condition("contains(str, str)"));
-        invalid("condition: over 4 KB", "size has exceeded", condition("n" + "x".repeat(4100) + " = :v", ":v", n(1)));
+        invalid("condition: over 4 KB", "Expression size has exceeded the maximum allowed size; expression size: 4106",
+                condition("n" + "x".repeat(4100) + " = :v", ":v", n(1)));
         invalid("condition: over 4 KB in UTF-8 bytes, not chars", "size has exceeded",
                 condition("num = :v " + "é".repeat(2100), ":v", n(1))); // 2109 chars, 4209 bytes
         invalid("condition: 301 operators", "too many operators",
                 condition(String.join(" OR ", Collections.nCopies(151, "num = :v")), ":v", n(1)));
-        invalid("condition: 33 nested NOTs", "nested too deeply",
-                condition("NOT ".repeat(33) + "num = :v", ":v", n(1)));
-        invalid("condition: 33 nested parentheses", "nested too deeply", condition(parenthesised(33), ":v", n(1)));
+        // DynamoDB bounds nesting only by the size and the operator count: 300 NOTs and a comparison are 301 operators.
+        invalid("condition: 300 nested NOTs", "too many operators; operator count: 301",
+                condition("NOT ".repeat(300) + "num = :v", ":v", n(1)));
+        invalid("condition: 151 nested parentheses", "too many operators", condition(parenthesised(151), ":v", n(1)));
+        invalid("condition: 2000 unclosed parentheses", "Syntax error; token: \"<EOF>\"",
+                condition("(".repeat(2000) + "num = :v", ":v", n(1)));
+        invalid("condition: 2040 redundant parentheses", "redundant parentheses",
+                condition("(".repeat(2040) + "num = :v" + ")".repeat(2040), ":v", n(1)));
         invalid("condition: a path of 33 elements", "nesting levels",
                 condition("attribute_exists(a" + ".b".repeat(32) + ")"));
-        invalid("condition: IN with 101 operands", "too many operands",
+        invalid("condition: IN with 101 operands", "too many operands; number of operands: 101",
                 condition("num IN (" + String.join(", ", Collections.nCopies(101, ":v")) + ")", ":v", n(1)));
-        invalid("condition: list index beyond 32 bits", "Syntax error", condition("lst[99999999999] = :v", ":v", n(1)));
+        invalid("condition: list index beyond 32 bits", "List index is not within the allowable range",
+                condition("lst[99999999999] = :v", ":v", n(1)));
+        invalid("condition: size of a number value", "operator or function: size, operand type: N",
+                condition("size(:v) > :n", ":v", n(5), ":n", n(1)));
+        invalid("condition: a name starting with an underscore", "Syntax error; token: \"_\", near: \"_num\"",
+                condition("_num = :v", ":v", n(5)));
+        invalid("condition: a function name starting with an underscore", "Syntax error; token: \"_\"",
+                condition("_attribute_exists(num)"));
+        invalid("condition: a name starting with a digit", "Syntax error; token: \"1\"", condition("1num = :v", ":v", n(5)));
+        invalid("condition: a path compared with itself", "first operand must be distinct", condition("num = num"));
+        invalid("condition: attribute_exists compared with a value", "not allowed to be used this way",
+                condition("attribute_exists(num) = :v", ":v", bool(true)));
+        invalid("condition: begins_with of a number value", "operator or function: begins_with, operand type: N",
+                condition("begins_with(:n, str)", ":n", n(1)));
         invalid("value placeholder without a colon", "invalid key",
                 db -> db.deleteItem(SIMPLE, new DeleteItem(S1).condition("num = :v").value(":v", n(5))
                         .value("v", n(5))));
@@ -304,7 +333,8 @@ final class BadInputCases {
         invalid("update: + on a string", "operand type", update(S1, "SET num = :s + :n", ":s", s("a"), ":n", n(1)));
         invalid("update: list_append of a string", "operand type",
                 update(S1, "SET lst = list_append(:s, lst)", ":s", s("a")));
-        invalid("update: ADD a string", "operand type", update(S1, "ADD str :s", ":s", s("a")));
+        invalid("update: ADD a string", "operator: ADD, operand type: STRING, typeSet: ALLOWED_FOR_ADD_OPERAND",
+                update(S1, "ADD str :s", ":s", s("a")));
         invalid("update: DELETE a number", "operand type", update(S1, "DELETE tags :n", ":n", n(1)));
         invalid("update: SET and REMOVE one path", "overlap", update(S1, "SET str = :v REMOVE str", ":v", s("x")));
         invalid("update: SET a map and its member", "overlap",
@@ -323,10 +353,38 @@ final class BadInputCases {
         invalid("update: undefined name placeholder", "not defined", update(S1, "SET #missing = :v", ":v", n(1)));
         invalid("update: unused value placeholder", "unused", update(S1, "SET num = :v", ":v", n(1), ":w", n(2)));
         invalid("update: over 4 KB", "size has exceeded", update(S1, "SET n" + "x".repeat(4100) + " = :v", ":v", n(1)));
-        invalid("update: 301 operators", "too many operators",
-                update(S1, "SET num = num" + " + :one".repeat(301), ":one", n(1)));
-        invalid("update: if_not_exists nested 33 deep", "nested too deeply",
-                update(S1, "SET num = " + "if_not_exists(num, ".repeat(33) + ":v" + ")".repeat(33), ":v", n(1)));
+        invalid("update: 301 operators", "too many operators; operator count: 301", update(S1, "SET "
+                + String.join(",", IntStream.range(0, 301).mapToObj(i -> "a" + i + "=:o+:o").toList()), ":o", n(1)));
+        // DynamoDB's SET value is one operand, or two joined by a single + or -; function arguments are operands.
+        invalid("update: three operands of +", "Syntax error; token: \"+\", near: \":one + :one\"",
+                update(S1, "SET num = num + :one + :one", ":one", n(1)));
+        invalid("update: + and - in one value", "Syntax error; token: \"-\"",
+                update(S1, "SET num = num + :one - :one", ":one", n(1)));
+        invalid("update: + inside if_not_exists", "Syntax error; token: \"+\"",
+                update(S1, "SET num = if_not_exists(num, :one + :one)", ":one", n(1)));
+        invalid("update: - inside list_append", "Syntax error; token: \"-\"",
+                update(S1, "SET lst = list_append(lst, :l - :l)", ":l", l(n(1))));
+        invalid("update: a parenthesised + as an operand of +", "Syntax error; token: \"+\"",
+                update(S1, "SET num = num + (:one + :one)", ":one", n(1)));
+        invalid("update: parentheses twice over a value", "redundant parentheses",
+                update(S1, "SET num = ((:one))", ":one", n(1)));
+        invalid("update: list_append inside list_append", "used this way in an expression; function: list_append",
+                update(S1, "SET lst = list_append(list_append(lst, :l), :l)", ":l", l(n(1))));
+        invalid("update: list_append in an addition", "used this way in an expression; function: list_append",
+                update(S1, "SET num = list_append(lst, :l) + :one", ":l", l(n(1)), ":one", n(1)));
+        invalid("update: a name starting with an underscore", "Syntax error; token: \"_\", near: \"SET _new\"",
+                update(S1, "SET _new = :v", ":v", n(1)));
+        invalid("update: a function name starting with an underscore", "Syntax error; token: \"_\", near: \"= _f\"",
+                update(S1, "SET num = _f(num)"));
+        // REMOVE needs the path up to its last step, as SET does: a map before .name, a list before [i].
+        invalid("update: REMOVE a member of a string attribute", INVALID_PATH, update(S1, "REMOVE str.c"));
+        invalid("update: REMOVE a member of a list attribute", INVALID_PATH, update(S1, "REMOVE lst.c"));
+        invalid("update: REMOVE a member of an absent attribute", INVALID_PATH, update(S1, "REMOVE ghost.a"));
+        invalid("update: REMOVE an element of a map", INVALID_PATH, update(S1, "REMOVE info[0]"));
+        invalid("update: REMOVE an element of a string set", INVALID_PATH, update(S1, "REMOVE tags[0]"));
+        invalid("update: REMOVE below a list element past the end", INVALID_PATH, update(S1, "REMOVE lst[9].a"));
+        invalid("update: SET with an invalid REMOVE", INVALID_PATH,
+                update(S1, "SET num = :v REMOVE info.b.c.d", ":v", n(42)));
         invalid("update: + on a string attribute", update(S1, "SET str = str + :one", ":one", n(1)));
         invalid("update: ADD a number to a string attribute", update(S1, "ADD str :one", ":one", n(1)));
         invalid("update: DELETE numbers from a string set", update(S1, "DELETE tags :ns", ":ns", ns("1")));
@@ -396,7 +454,8 @@ final class BadInputCases {
                 query(NUMBERED, "pk = :p AND seq >= :s", ":p", s("n#1"), ":s", s("1")));
         invalid("key condition: partition key value of type BOOL", "type",
                 query(COMPOSITE, "pk = :p", ":p", bool(true)));
-        invalid("key condition: empty partition key value", query(COMPOSITE, "pk = :p", ":p", s("")));
+        invalid("key condition: empty partition key value", EMPTY_STRING_KEY + "pk",
+                query(COMPOSITE, "pk = :p", ":p", s("")));
         invalid("key condition: empty sort key value",
                 query(COMPOSITE, "pk = :p AND sk = :s", ":p", s("c#1"), ":s", s("")));
         invalid("key condition: a sort key condition on a table without one",
@@ -560,6 +619,10 @@ final class BadInputCases {
                 db -> db.transactWriteItems(List.of(
                         new TransactWrite(SIMPLE, new PutItem(Item.builder().s("pk", "s#new").build())),
                         new TransactWrite(SIMPLE, new UpdateItem(S1).update("ADD str :one").value(":one", n(1))))));
+        add("transaction: REMOVE a member of a string attribute", TransactionCanceledException.class, "ValidationError",
+                db -> db.transactWriteItems(List.of(
+                        new TransactWrite(SIMPLE, new PutItem(Item.builder().s("pk", "s#new").build())),
+                        new TransactWrite(SIMPLE, new UpdateItem(S1).update("REMOVE str.c")))));
         add("transaction: an update making the item over 400 KB", TransactionCanceledException.class, "ValidationError",
                 db -> db.transactWriteItems(List.of(
                         new TransactWrite(SIMPLE, new UpdateItem(BIG).update("SET twin = filler")))));
@@ -605,7 +668,7 @@ final class BadInputCases {
                 .partitionKey("k".repeat(256), Type.S).build()));
         invalid("create: index name of 2 characters", "index name", createIndexed(() -> IndexSpec.global("ix",
                 KeyAttribute.s("g"), null)));
-        invalid("create: two indexes with one name", "two indexes", db -> db.createTable(TableSpec.builder("NewTable")
+        invalid("create: two indexes with one name", "Duplicate index name: Ix1", db -> db.createTable(TableSpec.builder("NewTable")
                 .partitionKey("pk", Type.S).sortKey("sk", Type.S)
                 .index(IndexSpec.global("Ix1", KeyAttribute.s("a"), null))
                 .index(IndexSpec.local("Ix1", KeyAttribute.s("b"))).build()));

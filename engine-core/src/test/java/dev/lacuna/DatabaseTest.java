@@ -99,4 +99,19 @@ class DatabaseTest {
             assertThat(scan.count()).isEqualTo(2);
         }
     }
+
+    @Test
+    void shouldIgnoreARemoveBelowAMissingParentOnAnItemThatDoesNotExist() {
+        try (Database db = Database.open(DIR, mem(new MemVfs()))) {
+            db.createTable(TableSpec.builder("Items").partitionKey("pk", AttributeValue.Type.S).build());
+            Key key = Key.of("pk", s("k"));
+            // DynamoDB: no item, nothing to refuse; the update creates nothing (it adds no attribute).
+            db.updateItem("Items", new UpdateItem(key).update("REMOVE ghost.a, spirit[0]"));
+            assertThat(db.getItem("Items", new GetItem(key))).isEmpty();
+            // On an item that exists, the same path is refused.
+            db.putItem("Items", new PutItem(Item.builder().s("pk", "k").build()));
+            assertThatThrownBy(() -> db.updateItem("Items", new UpdateItem(key).update("REMOVE ghost.a")))
+                    .isInstanceOf(ValidationException.class).hasMessageContaining("invalid for update");
+        }
+    }
 }

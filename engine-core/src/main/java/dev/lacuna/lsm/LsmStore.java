@@ -391,8 +391,12 @@ public final class LsmStore implements AutoCloseable {
         db.commitLock.lock();
         try {
             db.checkWritable();
-            db.wal.setCheckpoint(name, lsn); // first, so that no trim can pass it before the manifest has it
+            // The log keeps what both the old and the new checkpoint need until the manifest has the new one:
+            // a trim meanwhile must not pass the checkpoint a crash would leave.
+            Long old = db.wal.checkpoints().get(name);
+            db.wal.setCheckpoint(name, old == null ? lsn : Math.min(old, lsn));
             db.versions.logAndApply(new dev.lacuna.manifest.VersionEdit().checkpoint(name, lsn), db.loggedSequence);
+            db.wal.setCheckpoint(name, lsn);
         } catch (IOException e) {
             db.setBackgroundError(e);
             throw new StorageIOException("cannot record checkpoint " + name + ": " + e.getMessage(), e);

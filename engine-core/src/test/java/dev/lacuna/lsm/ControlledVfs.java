@@ -7,38 +7,48 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Semaphore;
 
 /**
- * A file system a test steers: once {@link #hold()} is called, the next force of a file whose name ends with
- * the given suffix blocks (after {@link #awaitHeld()} sees it) until {@link #release()}, which lets a test
+ * A file system a test steers: once {@link #hold()} is called, every force of a file whose name contains
+ * the given text blocks (after {@link #awaitHeld()} sees it) until {@link #release()}, which lets a test
  * look at the store while a write waits for its fsync, without timing; {@link #failOpens} makes opening
  * files of a suffix fail (a descriptor limit, say) and {@link #failCreates} creating files of a name (a full
  * disk), until cleared.
  */
 public final class ControlledVfs implements Vfs {
     private final Vfs inner;
-    private final String suffix;
-    private volatile CountDownLatch entered;
+    private final String heldName;
+    private final Semaphore entered = new Semaphore(0);
     private volatile Semaphore gate;
     private volatile String failingOpens;
     private volatile String failingCreates;
 
-    public ControlledVfs(Vfs inner, String suffix) {
+    public ControlledVfs(Vfs inner, String heldName) {
         this.inner = inner;
-        this.suffix = suffix;
+        this.heldName = heldName;
     }
 
-    /** The next force of a matching file blocks until {@link #release()}. */
+    /** From now on every force of a matching file blocks until {@link #releaseOne()} or {@link #release()}. */
     public void hold() {
-        entered = new CountDownLatch(1);
+        entered.drainPermits();
         gate = new Semaphore(0);
     }
 
     /** Waits until a force is blocked. */
     public void awaitHeld() throws InterruptedException {
-        entered.await();
+        awaitHeld(1);
+    }
+
+    /** Waits until {@code n} forces have been held since {@link #hold()} (the released ones count). */
+    public void awaitHeld(int n) throws InterruptedException {
+        entered.acquire(n);
+        entered.release(n);
+    }
+
+    /** Lets one held force go on; later ones are still held. */
+    public void releaseOne() {
+        gate.release(1);
     }
 
     /** Lets the blocked force (and every later one) go on. */
@@ -78,11 +88,10 @@ public final class ControlledVfs implements Vfs {
 
     private void gateForce(String name) throws IOException {
         Semaphore g = gate;
-        CountDownLatch e = entered;
-        if (g == null || !name.endsWith(suffix)) {
+        if (g == null || !name.contains(heldName)) {
             return;
         }
-        e.countDown();
+        entered.release();
         g.acquireUninterruptibly();
     }
 

@@ -10,6 +10,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.zip.CRC32C;
 
@@ -78,48 +79,45 @@ public final class Manifest implements AutoCloseable {
         }
     }
 
-    /** Reads every edit of one manifest file. A trailing edit cut short by a crash is ignored. */
+    /**
+     * Reads every edit of one manifest file. A trailing edit cut short by a crash is ignored; damage anywhere
+     * else is a {@link CorruptionException}. The two look alike at the bad record (a length past the end, a
+     * checksum mismatch, zeros), so the rest of the file decides: a crash tears only the last append, so if a
+     * well-formed record follows the bad one, the bad one is damage to an edit that was acknowledged.
+     */
     static List<VersionEdit> readEdits(VfsFile f) throws IOException {
         long size = f.size();
         if (size < HEADER_SIZE) {
             throw new CorruptionException(f.name(), 0, "manifest shorter than its header");
         }
-        byte[] header = new byte[HEADER_SIZE];
-        f.readFully(0, header, 0, HEADER_SIZE);
-        ByteBuffer h = ByteBuffer.wrap(header).order(ByteOrder.LITTLE_ENDIAN);
+        if (size > Integer.MAX_VALUE - 8) {
+            throw new CorruptionException(f.name(), 0, "manifest of " + size + " bytes is too large");
+        }
+        byte[] file = new byte[(int) size];
+        f.readFully(0, file, 0, file.length);
+        ByteBuffer h = ByteBuffer.wrap(file, 0, HEADER_SIZE).order(ByteOrder.LITTLE_ENDIAN);
         if (h.getLong(0) != MAGIC) {
             throw new CorruptionException(f.name(), 0, "manifest: bad magic number");
         }
-        if (h.getInt(12) != crc(header, 0, 12)) {
+        if (h.getInt(12) != crc(file, 0, 12)) {
             throw new CorruptionException(f.name(), 12, "manifest: header checksum mismatch");
         }
         if (h.getInt(8) < OLDEST_READABLE_VERSION || h.getInt(8) > VERSION) {
             throw new CorruptionException(f.name(), 8, "manifest: unsupported format version " + h.getInt(8));
         }
         List<VersionEdit> edits = new ArrayList<>();
-        long pos = HEADER_SIZE;
-        byte[] rh = new byte[RECORD_HEADER_SIZE];
-        while (pos < size) {
-            if (pos + RECORD_HEADER_SIZE > size) {
-                break; // torn: the last edit's header was cut short, so it was never acknowledged
+        int pos = HEADER_SIZE;
+        while (pos < file.length) {
+            int length = wellFormedRecord(file, pos);
+            if (length < 0) {
+                int next = nextWellFormedRecord(file, pos + 1);
+                if (next >= 0) {
+                    throw new CorruptionException(f.name(), pos, "manifest: damaged edit (" + damage(file, pos)
+                            + ") followed by a well-formed one at offset " + next);
+                }
+                break; // torn: the last edit was cut short by a crash, so it was never acknowledged
             }
-            f.readFully(pos, rh, 0, RECORD_HEADER_SIZE);
-            ByteBuffer r = ByteBuffer.wrap(rh).order(ByteOrder.LITTLE_ENDIAN);
-            long length = Integer.toUnsignedLong(r.getInt(0));
-            if (pos + RECORD_HEADER_SIZE + length > size) {
-                break; // torn: the last edit was cut short
-            }
-            if (length > MAX_EDIT) {
-                throw new CorruptionException(f.name(), pos, "manifest: edit length " + length + " out of range");
-            }
-            byte[] payload = new byte[(int) length];
-            f.readFully(pos + RECORD_HEADER_SIZE, payload, 0, payload.length);
-            CRC32C crc = new CRC32C();
-            crc.update(rh, 0, 4);
-            crc.update(payload);
-            if ((int) crc.getValue() != r.getInt(4)) {
-                throw new CorruptionException(f.name(), pos, "manifest: edit checksum mismatch");
-            }
+            byte[] payload = Arrays.copyOfRange(file, pos + RECORD_HEADER_SIZE, pos + RECORD_HEADER_SIZE + length);
             edits.add(VersionEdit.decode(payload, f.name(), pos));
             pos += RECORD_HEADER_SIZE + length;
         }
@@ -127,6 +125,44 @@ public final class Manifest implements AutoCloseable {
             throw new CorruptionException(f.name(), HEADER_SIZE, "manifest holds no snapshot");
         }
         return edits;
+    }
+
+    /** The payload length of the well-formed record at {@code pos} (its length fits, its checksum matches), or -1. */
+    private static int wellFormedRecord(byte[] file, int pos) {
+        if (file.length - pos < RECORD_HEADER_SIZE) {
+            return -1;
+        }
+        ByteBuffer r = ByteBuffer.wrap(file, pos, RECORD_HEADER_SIZE).order(ByteOrder.LITTLE_ENDIAN);
+        long length = Integer.toUnsignedLong(r.getInt(pos));
+        if (length > MAX_EDIT || length > file.length - pos - RECORD_HEADER_SIZE) {
+            return -1;
+        }
+        CRC32C crc = new CRC32C();
+        crc.update(file, pos, 4);
+        crc.update(file, pos + RECORD_HEADER_SIZE, (int) length);
+        return (int) crc.getValue() == r.getInt(pos + 4) ? (int) length : -1;
+    }
+
+    /**
+     * The offset of the first well-formed record at or after {@code from}, or -1. An empty record (length 0)
+     * does not count: eight bytes can match by chance in zeros or garbage more easily than a real edit.
+     */
+    private static int nextWellFormedRecord(byte[] file, int from) {
+        for (int pos = from; pos + RECORD_HEADER_SIZE <= file.length; pos++) {
+            int length = wellFormedRecord(file, pos);
+            if (length > 0) {
+                return pos;
+            }
+        }
+        return -1;
+    }
+
+    private static String damage(byte[] file, int pos) {
+        if (file.length - pos < RECORD_HEADER_SIZE) {
+            return "header cut short";
+        }
+        long length = Integer.toUnsignedLong(ByteBuffer.wrap(file, pos, 4).order(ByteOrder.LITTLE_ENDIAN).getInt(pos));
+        return length > file.length - pos - RECORD_HEADER_SIZE ? "length " + length + " past the end" : "checksum mismatch";
     }
 
     /**

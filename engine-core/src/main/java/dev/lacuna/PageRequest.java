@@ -16,7 +16,7 @@ public abstract sealed class PageRequest<T extends PageRequest<T>> extends Expre
     private String projection;
     private int limit;
     private Map<String, AttributeValue> exclusiveStartKey;
-    private boolean count;
+    private Select select;
 
     PageRequest() {
     }
@@ -59,11 +59,17 @@ public abstract sealed class PageRequest<T extends PageRequest<T>> extends Expre
         return self();
     }
 
-    /** Returns only the count of matching items, not the items ({@code Select=COUNT}). */
+    /** Returns only how many items match ({@code Select.COUNT}), not the items. */
     public T count() {
-        this.count = true;
+        return select(Select.COUNT);
+    }
+
+    /** What to return of each matching item ({@link Select}); the default depends on the target and projection. */
+    public T select(Select select) {
+        this.select = Objects.requireNonNull(select, "select");
         return self();
     }
+
 
     /** The index read, or null for the table. */
     public String index() {
@@ -90,8 +96,13 @@ public abstract sealed class PageRequest<T extends PageRequest<T>> extends Expre
         return exclusiveStartKey;
     }
 
-    /** Whether only the count is asked for. */
+    /** The {@link Select} given, or null for the default. */
+    public Select select() {
+        return select;
+    }
+
+    /** Whether only the count is asked ({@code Select.COUNT}). */
     public boolean isCount() {
-        return count;
+        return select == Select.COUNT;
     }
 }

@@ -1,5 +1,8 @@
 package dev.lacuna.engine;
 
+import java.util.Set;
+import java.util.HashSet;
+import dev.lacuna.Select;
 import dev.lacuna.AttributeValue;
 import dev.lacuna.IndexSpec;
 import dev.lacuna.IndexStatus;
@@ -53,7 +56,7 @@ final class Queries {
         ProjectionExpression projection = q.projection() == null ? null
                 : ProjectionExpression.parse(q.projection(), placeholders);
         placeholders.requireAllUsed();
-        checkCount(q.isCount(), projection);
+        boolean fetch = fetchesFromTable(target, q.select(), projection, filter);
         if (filter != null) {
             for (String name : filter.attributeNames()) {
                 if (name.equals(target.pk.name()) || (target.sk != null && name.equals(target.sk.name()))) {
@@ -118,25 +121,27 @@ final class Queries {
         if (target.index != null && q.readYourWrites() != null) {
             awaitIndex(target.index, q.readYourWrites());
         }
-        PageBuilder page = new PageBuilder(target, filter, projection, q.isCount(), q.limit());
         if (hi != null && compare(lo, hi) >= 0) {
-            return page.build();
+            return new PageBuilder(target, filter, projection, q.isCount(), q.limit(), null).build();
         }
         Lock lock = target.index == null ? null : target.index.readLock();
         if (lock != null) {
             lock.lock();
         }
-        try (KvCursor c = kv.scanPrefix(prefix, lo, hi, !q.forward(), null)) {
+        // Fetching items from the table: the index entries and the items are read at one snapshot.
+        try (KvSnapshot snapshot = fetch ? kv.snapshot() : null;
+             KvCursor c = kv.scanPrefix(prefix, lo, hi, !q.forward(), snapshot)) {
+            PageBuilder page = new PageBuilder(target, filter, projection, q.isCount(), q.limit(), snapshot);
             for (; c.valid() && !page.full(); c.next()) {
                 page.add(c.key(), c.value());
             }
             page.deadEntries += c.deadEntriesSkipped();
+            return page.build();
         } finally {
             if (lock != null) {
                 lock.unlock();
             }
         }
-        return page.build();
     }
 
     /** Waits until the index has applied every write acknowledged before now. */
@@ -286,8 +291,8 @@ final class Queries {
         ProjectionExpression projection = s.projection() == null ? null
                 : ProjectionExpression.parse(s.projection(), placeholders);
         placeholders.requireAllUsed();
-        checkCount(s.isCount(), projection);
         Target target = s.index() == null ? tableTarget(table) : indexTarget(table, s.index());
+        boolean fetch = fetchesFromTable(target, s.select(), projection, filter);
         int partitions = target.partitions();
         int total = s.totalSegments();
         int segment = s.segment();
@@ -310,30 +315,30 @@ final class Queries {
             byte[] k = target.encodeStart(s.exclusiveStartKey());
             first = parts.indexOf(kv.partitionOf(k));
             if (first < 0 || (shares > 1 && shareOf(k, shares) != share)) {
-                throw new ValidationException("The provided starting key is invalid: it is not in segment " + segment
-                        + " of " + total);
+                throw new ValidationException("The provided Exclusive start key does not map to the provided Segment "
+                        + "and TotalSegments values.");
             }
             lo = after(k);
         }
-        PageBuilder page = new PageBuilder(target, filter, projection, s.isCount(), s.limit());
         Lock lock = target.index == null ? null : target.index.readLock();
         if (lock != null) {
             lock.lock();
         }
-        try {
-            scanParts(target, parts, first, lo, lowest, highest, shares, share, page);
+        try (KvSnapshot snapshot = fetch ? kv.snapshot() : null) {
+            PageBuilder page = new PageBuilder(target, filter, projection, s.isCount(), s.limit(), snapshot);
+            scanParts(target, parts, first, lo, lowest, highest, shares, share, page, snapshot);
+            return page.build();
         } finally {
             if (lock != null) {
                 lock.unlock();
             }
         }
-        return page.build();
     }
 
     private void scanParts(Target target, List<Integer> parts, int first, byte[] lo, byte[] lowest, byte[] highest,
-                           int shares, int share, PageBuilder page) {
+                           int shares, int share, PageBuilder page, KvSnapshot snapshot) {
         for (int i = first; i < parts.size() && !page.full(); i++) {
-            try (KvCursor c = kv.scanPartition(target.keyspace, parts.get(i), lo, highest, false, null)) {
+            try (KvCursor c = kv.scanPartition(target.keyspace, parts.get(i), lo, highest, false, snapshot)) {
                 for (; c.valid() && !page.full(); c.next()) {
                     if (shares == 1 || shareOf(c.key(), shares) == share) {
                         page.add(c.key(), c.value());
@@ -351,10 +356,61 @@ final class Queries {
         return (int) (crc.getValue() % shares);
     }
 
-    private static void checkCount(boolean count, ProjectionExpression projection) {
-        if (count && projection != null) {
-            throw new ValidationException("Cannot specify the ProjectionExpression when choosing to get only the COUNT");
+    /**
+     * Checks {@code select} against the target and the projection (DynamoDB's rules), and says whether each
+     * item must be fetched from the table: on a local index that does not project every attribute the request
+     * needs (all of them, or those its projection or filter names), as DynamoDB does.
+     */
+    private static boolean fetchesFromTable(Target target, Select select, ProjectionExpression projection,
+                                            ConditionExpression filter) {
+        if (select != null && select != Select.SPECIFIC_ATTRIBUTES && projection != null) {
+            throw new ValidationException("Cannot specify the ProjectionExpression when choosing to get "
+                    + (select == Select.COUNT ? "only the COUNT" : select));
         }
+        if (select == Select.SPECIFIC_ATTRIBUTES && projection == null) {
+            throw new ValidationException("Must specify the ProjectionExpression when choosing to get SPECIFIC_ATTRIBUTES");
+        }
+        if (target.index == null) {
+            if (select == Select.ALL_PROJECTED_ATTRIBUTES) {
+                throw new ValidationException("ALL_PROJECTED_ATTRIBUTES can be used only when Querying using an IndexName");
+            }
+            return false;
+        }
+        IndexSpec spec = target.index.spec();
+        if (spec.projection() == IndexSpec.Projection.ALL) {
+            return false;
+        }
+        if (spec.kind() == IndexSpec.Kind.GLOBAL) {
+            if (select == Select.ALL_ATTRIBUTES) {
+                throw new ValidationException("One or more parameter values were invalid: Select type ALL_ATTRIBUTES "
+                        + "is not supported for global secondary index " + spec.name()
+                        + " because its projection type is not ALL");
+            }
+            return false;
+        }
+        if (select == Select.ALL_ATTRIBUTES) {
+            return true;
+        }
+        Set<String> projected = projectedAttributes(target.table.spec(), spec);
+        return (projection != null && !projected.containsAll(projection.attributeNames()))
+                || (filter != null && !projected.containsAll(filter.attributeNames()));
+    }
+
+    /** The attributes an index holds of an item: the table's and its own keys, and those it includes. */
+    private static Set<String> projectedAttributes(dev.lacuna.TableSpec table, IndexSpec index) {
+        Set<String> out = new HashSet<>();
+        out.add(table.partitionKey().name());
+        if (table.sortKey() != null) {
+            out.add(table.sortKey().name());
+        }
+        out.add(index.partitionKey().name());
+        if (index.sortKey() != null) {
+            out.add(index.sortKey().name());
+        }
+        if (index.projection() == IndexSpec.Projection.INCLUDE) {
+            out.addAll(index.nonKeyAttributes());
+        }
+        return out;
     }
 
     private static void checkConditionType(KeyAttribute key, AttributeValue value) {
@@ -398,7 +454,7 @@ final class Queries {
     }
 
     /** Collects one page: counts, the filter, the projection, and where it ends. */
-    private static final class PageBuilder {
+    private final class PageBuilder {
         private final Target target;
         private final ConditionExpression filter;
         private final ProjectionExpression projection;
@@ -409,10 +465,15 @@ final class Queries {
         private int scanned;
         private long bytes;
         private Item last;
+        private final KvSnapshot fetchAt;
         long deadEntries;
 
+        /**
+         * @param fetchAt if not null, each index entry's item is read whole from the table at this snapshot
+         */
         PageBuilder(Target target, ConditionExpression filter, ProjectionExpression projection, boolean count,
-                    int limit) {
+                    int limit, KvSnapshot fetchAt) {
+            this.fetchAt = fetchAt;
             this.target = target;
             this.filter = filter;
             this.projection = projection;
@@ -430,6 +491,9 @@ final class Queries {
             scanned++;
             bytes += ItemSize.of(item);
             last = item;
+            if (fetchAt != null) {
+                item = fetch(item);
+            }
             if (filter != null && !filter.test(item.attributes())) {
                 return;
             }
@@ -437,6 +501,13 @@ final class Queries {
             if (!count) {
                 items.add(projection == null ? item : Item.of(projection.project(item.attributes())));
             }
+        }
+
+        /** The whole item of an index entry, from the table (a local index's entries are in its item's record). */
+        private Item fetch(Item entry) {
+            Key key = Key.from(entry, target.table.pkName(), target.table.skName());
+            byte[] value = kv.get(target.table.encode(key), fetchAt);
+            return value == null ? entry : ItemCodec.decode(value);
         }
 
         Page build() {

@@ -18,6 +18,7 @@ import dev.lacuna.Query;
 import dev.lacuna.ResourceInUseException;
 import dev.lacuna.ResourceNotFoundException;
 import dev.lacuna.Scan;
+import dev.lacuna.Select;
 import dev.lacuna.Table;
 import dev.lacuna.TableSpec;
 import dev.lacuna.TransactGet;
@@ -480,6 +481,16 @@ final class BadInputCases {
                         .value(":x", s("a"))));
         invalid("query filter: the number sort key", "primary key", db -> db.query(NUMBERED,
                 new Query("pk = :p").value(":p", s("n#1")).filter("seq > :n").value(":n", n(3))));
+        invalid("query select: all projected attributes of a table", "only when Querying using an IndexName",
+                db -> db.query(COMPOSITE, new Query("pk = :p").value(":p", s("c#1"))
+                        .select(Select.ALL_PROJECTED_ATTRIBUTES)));
+        invalid("query select: specific attributes without a projection", "SPECIFIC_ATTRIBUTES",
+                db -> db.query(COMPOSITE, new Query("pk = :p").value(":p", s("c#1")).select(Select.SPECIFIC_ATTRIBUTES)));
+        invalid("query select: all attributes and a projection", "when choosing to get ALL_ATTRIBUTES",
+                db -> db.query(COMPOSITE, new Query("pk = :p").value(":p", s("c#1")).select(Select.ALL_ATTRIBUTES)
+                        .projection("sk")));
+        invalid("scan select: all projected attributes of a table", "only when Querying using an IndexName",
+                db -> db.scan(COMPOSITE, new Scan().select(Select.ALL_PROJECTED_ATTRIBUTES)));
         invalid("scan filter: syntax error", "Syntax error", filter("num >"));
         invalid("scan filter: unknown function", "Invalid function name", filter("exists(num)"));
         invalid("scan filter: reserved word count", "reserved keyword", filter("count > :n", ":n", n(1)));
@@ -513,7 +524,7 @@ final class BadInputCases {
         invalid("scan: start key with an extra attribute", "starting key",
                 startScan(Map.of("pk", s("s#1"), "sk", s("a"))));
         invalid("scan: start key with a wrongly named attribute", "starting key", startScan(Map.of("id", s("s#1"))));
-        invalid("scan: start key from another segment", "starting key", db -> {
+        invalid("scan: start key from another segment", "does not map to the provided Segment", db -> {
             Item other = db.scan(SIMPLE, new Scan().segment(1, 2)).items().get(0);
             db.scan(SIMPLE, new Scan().segment(0, 2).exclusiveStartKey(Key.from(other, "pk", null).attributes()));
         });

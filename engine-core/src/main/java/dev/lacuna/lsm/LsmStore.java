@@ -71,8 +71,15 @@ public final class LsmStore implements AutoCloseable {
             lock = options.vfs().lock(dir.resolve(LOCK_FILE));
             db = new Db(options, dir, new SstableCache(options.vfs(), dir, new BlockCache(options.blockCacheBytes())));
             Db d = db;
+            Path walDir = dir.resolve(WAL_DIR);
+            // Everything is checked before anything is written or deleted (OpenCheck).
+            OpenCheck.currentOrEmpty(db, walDir);
             db.versions = VersionSet.open(options.vfs(), dir, options.partitions(), options.maxManifestBytes(),
                     d::deleteObsoleteFile);
+            OpenCheck.tablesPresent(db);
+            db.wal = Wal.open(options.vfs(), walDir, options.wal(), (first, last) -> OpenCheck.logCovers(d, walDir,
+                    first, last));
+            db.versions.startManifest();
             deleteUnreferencedTables(db);
             Tree[] trees = new Tree[db.versions.allocatedTrees()];
             for (int i = 0; i < trees.length; i++) {
@@ -81,7 +88,6 @@ public final class LsmStore implements AutoCloseable {
                 }
             }
             db.installTrees(trees, db.versions.keyspaces());
-            db.wal = Wal.open(options.vfs(), dir.resolve(WAL_DIR), options.wal());
             db.versions.checkpoints().forEach(db.wal::setCheckpoint); // before anything trims the log
             replayLog(db);
             LsmStore store = new LsmStore(db, lock);
@@ -101,10 +107,6 @@ public final class LsmStore implements AutoCloseable {
         long start = db.versions.walStartLsn();
         long first = db.wal.firstLsn();
         long last = db.wal.lastLsn();
-        if (start <= last && first > start) {
-            throw new CorruptionException(db.dir.resolve(WAL_DIR).toString(), 0, "the log starts at LSN " + first
-                    + " but recovery needs it from " + start);
-        }
         long[] flushed = new long[db.trees.length];
         for (Tree tree : db.live) {
             flushed[tree.id] = db.versions.flushedLsn(tree.id);

@@ -90,8 +90,9 @@ final class VersionSet implements AutoCloseable {
     }
 
     /**
-     * Loads the state from the current manifest of {@code dir}, or creates a new store of
-     * {@code treeCount} trees if there is none, and starts a fresh manifest holding a snapshot.
+     * Loads the state from the current manifest of {@code dir}, or the state of a new store of
+     * {@code treeCount} trees if there is none. Writes nothing: {@link #startManifest} does, once the caller
+     * has checked the rest of the directory.
      *
      * @param obsoleteFile called with the number of each file no live version holds any more
      */
@@ -116,10 +117,18 @@ final class VersionSet implements AutoCloseable {
                 set.apply(edit, where.toString());
             }
         }
-        long number = set.nextFileNumber++;
-        set.manifest = Manifest.create(vfs, dir, number, set.snapshot());
-        set.deleteOtherManifests(number);
         return set;
+    }
+
+    /**
+     * Starts a new manifest holding the state read by {@link #open} and makes it current, then deletes the
+     * older manifests. Called once the directory has been checked whole ({@link OpenCheck}): until then an
+     * open writes and deletes nothing.
+     */
+    synchronized void startManifest() throws IOException {
+        long number = nextFileNumber++;
+        manifest = Manifest.create(vfs, dir, number, snapshot());
+        deleteOtherManifests(number);
     }
 
     /** Trees of keyspace 0. */

@@ -113,6 +113,24 @@ public final class Wal implements AutoCloseable {
      *                                        open log
      */
     public static Wal open(Vfs vfs, Path dir, WalOptions options) {
+        return open(vfs, dir, options, (first, last) -> { });
+    }
+
+    /**
+     * What a log's owner checks of the recovered log before anything is written to it (the first LSN it
+     * holds and the last): a check that throws leaves the log directory as recovery found it.
+     */
+    @FunctionalInterface
+    public interface Coverage {
+        /** Throws if the log, holding LSNs {@code first} to {@code last}, cannot serve its owner. */
+        void check(long first, long last);
+    }
+
+    /**
+     * As {@link #open(Vfs, Path, WalOptions)}, calling {@code coverage} with the recovered log's LSN range
+     * before the new segment is created.
+     */
+    public static Wal open(Vfs vfs, Path dir, WalOptions options, Coverage coverage) {
         Objects.requireNonNull(vfs, "vfs");
         Objects.requireNonNull(dir, "dir");
         Objects.requireNonNull(options, "options");
@@ -121,6 +139,8 @@ public final class Wal implements AutoCloseable {
             vfs.mkdirs(dir);
             lock = vfs.lock(dir.resolve(LOCK_FILE));
             WalRecovery.Result recovered = WalRecovery.recover(vfs, dir, options);
+            long first = recovered.segments().isEmpty() ? recovered.nextLsn() : recovered.segments().firstEntry().getValue();
+            coverage.check(first, recovered.nextLsn() - 1);
             SegmentWriter writer = SegmentWriter.create(vfs, dir, recovered.nextSegment(), recovered.nextLsn(), options);
             return new Wal(vfs, dir, options, lock, recovered, writer);
         } catch (IOException e) {

@@ -1,0 +1,91 @@
+package dev.lacuna.lsm;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.lacuna.kv.KvOptions;
+import dev.lacuna.storage.CorruptionException;
+import dev.lacuna.storage.Durability;
+import dev.lacuna.vfs.MemVfs;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.TreeMap;
+import org.junit.jupiter.api.Test;
+
+/**
+ * An open that refuses a damaged directory leaves it exactly as it found it: it checks everything (CURRENT,
+ * every table the manifest names, the log) before it writes a manifest or deletes a file. Each case damages a
+ * store, opens it, expects a refusal naming the file, and compares every file before and after.
+ */
+class OpenChecksFirstTest {
+    private static final Path DIR = Path.of("/db");
+
+    @Test
+    void shouldRefuseADirectoryWithDataButNoCurrentAndDeleteNothing() throws IOException {
+        MemVfs vfs = store();
+        vfs.delete(DIR.resolve("CURRENT"));
+        refuses(vfs, "CURRENT");
+    }
+
+    @Test
+    void shouldRefuseAManifestNamingAMissingTableAndDeleteNothing() throws IOException {
+        MemVfs vfs = store();
+        String table = vfs.list(DIR).stream().filter(n -> n.endsWith(".sst")).findFirst().orElseThrow();
+        vfs.delete(DIR.resolve(table));
+        refuses(vfs, table);
+    }
+
+    @Test
+    void shouldRefuseALogThatLostItsSegmentsAndDeleteNothing() throws IOException {
+        MemVfs vfs = store();
+        for (String segment : vfs.list(DIR.resolve("wal"))) {
+            if (segment.endsWith(".wal")) {
+                vfs.delete(DIR.resolve("wal").resolve(segment));
+            }
+        }
+        refuses(vfs, "wal");
+    }
+
+    /** A store with tables, a manifest and a log. */
+    private static MemVfs store() {
+        MemVfs vfs = new MemVfs();
+        try (LsmStore kv = LsmStore.open(DIR, options(vfs))) {
+            for (int i = 0; i < 100; i++) {
+                kv.put(("key" + i).getBytes(StandardCharsets.UTF_8), new byte[100]);
+                if (i % 40 == 39) {
+                    kv.flush();
+                }
+            }
+        }
+        return vfs;
+    }
+
+    private static void refuses(MemVfs vfs, String named) throws IOException {
+        TreeMap<String, Long> before = files(vfs);
+        assertThatThrownBy(() -> LsmStore.open(DIR, options(vfs)).close()).isInstanceOf(CorruptionException.class)
+                .hasMessageContaining(named);
+        assertThat(files(vfs)).as("the files after the refused open").isEqualTo(before);
+    }
+
+    /** Every file of the store (the lock files aside) with its size. */
+    private static TreeMap<String, Long> files(MemVfs vfs) throws IOException {
+        TreeMap<String, Long> out = new TreeMap<>();
+        for (String name : vfs.list(DIR)) {
+            if (name.equals("wal")) {
+                for (String segment : vfs.list(DIR.resolve("wal"))) {
+                    if (!segment.equals("LOCK")) {
+                        out.put("wal/" + segment, vfs.size(DIR.resolve("wal").resolve(segment)));
+                    }
+                }
+            } else if (!name.equals("LOCK")) {
+                out.put(name, vfs.size(DIR.resolve(name)));
+            }
+        }
+        return out;
+    }
+
+    private static KvOptions options(MemVfs vfs) {
+        return KvOptions.builder().vfs(vfs).durability(Durability.SYNC).partitions(1).build();
+    }
+}

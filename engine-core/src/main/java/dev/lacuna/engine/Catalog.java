@@ -143,13 +143,17 @@ final class Catalog implements AutoCloseable {
         for (IndexSpec index : spec.indexes()) {
             refs.add(new IndexRef(index.name(), createIndexKeyspace(spec, index), false));
         }
-        Keyspace k = kv.createKeyspace(spec.partitions(), TableCodec.encode(spec, now, refs));
-        TableSchema t = new TableSchema(k.id(), spec, now, refs, List.of());
-        for (IndexSpec index : spec.indexes()) {
-            if (index.kind() == IndexSpec.Kind.GLOBAL) {
-                kv.setLogCheckpoint(LiveIndex.checkpointName(t.indexKeyspace(index.name())), kv.lastSequence());
+        // The table and its global indexes' checkpoints in one manifest edit: a crash leaves both or neither (an
+        // index without a checkpoint could never start). Index keyspaces made before it and left by a crash
+        // belong to no table and are dropped at the next open.
+        Map<String, Long> checkpoints = new HashMap<>();
+        for (IndexRef r : refs) {
+            if (spec.index(r.name()).kind() == IndexSpec.Kind.GLOBAL) {
+                checkpoints.put(LiveIndex.checkpointName(r.keyspace()), kv.lastSequence());
             }
         }
+        Keyspace k = kv.createKeyspace(spec.partitions(), TableCodec.encode(spec, now, refs), checkpoints);
+        TableSchema t = new TableSchema(k.id(), spec, now, refs, List.of());
         return open(t).describe();
     }
 
@@ -194,8 +198,7 @@ final class Catalog implements AutoCloseable {
         List<IndexRef> refs = new ArrayList<>();
         for (IndexRef r : t.indexRefs()) {
             if (r.creating()) {
-                kv.removeLogCheckpoint(LiveIndex.checkpointName(r.keyspace()));
-                kv.dropKeyspace(r.keyspace());
+                kv.dropKeyspaces(List.of(r.keyspace()), List.of(LiveIndex.checkpointName(r.keyspace())));
                 refs.add(new IndexRef(r.name(), createIndexKeyspace(t.spec(), t.spec().index(r.name())), true));
             } else {
                 refs.add(r);
@@ -237,13 +240,10 @@ final class Catalog implements AutoCloseable {
         return d;
     }
 
-    /** Stops an index's maintainer and drops its checkpoint and keyspace. */
+    /** Stops an index's maintainer and drops its keyspace and checkpoint (in one manifest edit). */
     private void dispose(LiveIndex l) {
         l.maintainer().close();
-        if (!l.maintainer().synchronous()) {
-            kv.removeLogCheckpoint(l.checkpointName());
-        }
-        kv.dropKeyspace(l.keyspace());
+        kv.dropKeyspaces(List.of(l.keyspace()), l.maintainer().synchronous() ? List.of() : List.of(l.checkpointName()));
     }
 
     private synchronized TableDescription update(TableSpec spec, List<LiveIndex> removed) {
@@ -315,8 +315,19 @@ final class Catalog implements AutoCloseable {
 
     TableDescription delete(String name) {
         TableSchema t = unpublish(name);
-        t.live().forEach(this::dispose);
-        kv.dropKeyspace(t.id());
+        // The table, its index keyspaces and their checkpoints go in one manifest edit: a crash leaves the
+        // table whole or gone, never a table whose indexes are missing.
+        List<Integer> keyspaces = new ArrayList<>();
+        List<String> checkpoints = new ArrayList<>();
+        for (LiveIndex l : t.live()) {
+            l.maintainer().close();
+            keyspaces.add(l.keyspace());
+            if (!l.maintainer().synchronous()) {
+                checkpoints.add(l.checkpointName());
+            }
+        }
+        keyspaces.add(t.id());
+        kv.dropKeyspaces(keyspaces, checkpoints);
         return new TableDescription(t.spec(), t.id(), "DELETED", t.createdAt(), List.of());
     }
 

@@ -18,6 +18,7 @@ import dev.lacuna.wal.WalRecord;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 
@@ -263,6 +264,14 @@ public final class LsmStore implements AutoCloseable {
      * are those that {@link KvOptions#keyspaceRouter()} maps to the returned id; ids are never reused.
      */
     public Keyspace createKeyspace(int partitions, byte[] descriptor) {
+        return createKeyspace(partitions, descriptor, Map.of());
+    }
+
+    /**
+     * As {@link #createKeyspace(int, byte[])}, recording the log checkpoints {@code checkpoints} (name → LSN)
+     * in the same manifest edit: a crash leaves the keyspace with its consumers' checkpoints, or neither.
+     */
+    public Keyspace createKeyspace(int partitions, byte[] descriptor, Map<String, Long> checkpoints) {
         if (partitions < 1 || partitions > 1024 || Integer.bitCount(partitions) != 1) {
             throw new IllegalArgumentException("partitions must be a power of two from 1 to 1024: " + partitions);
         }
@@ -270,8 +279,9 @@ public final class LsmStore implements AutoCloseable {
         db.commitLock.lock();
         try {
             db.checkWritable();
+            checkpoints.forEach(db.wal::setCheckpoint); // no trim may pass them before the manifest has them
             dev.lacuna.manifest.VersionEdit.Keyspace k =
-                    db.versions.createKeyspace(partitions, descriptor, db.loggedSequence);
+                    db.versions.createKeyspace(partitions, descriptor, checkpoints, db.loggedSequence);
             Tree[] next = java.util.Arrays.copyOf(db.trees, db.versions.allocatedTrees());
             for (int t = k.firstTree(); t < k.firstTree() + partitions; t++) {
                 next[t] = new Tree(t);
@@ -307,50 +317,67 @@ public final class LsmStore implements AutoCloseable {
      * replayed again. Reads of it must have ended.
      */
     public void dropKeyspace(int id) {
-        if (id == 0) {
-            throw new IllegalArgumentException("keyspace 0 cannot be dropped");
+        dropKeyspaces(List.of(id), List.of());
+    }
+
+    /**
+     * Drops keyspaces {@code ids} as {@link #dropKeyspace} does, and forgets the log checkpoints
+     * {@code checkpoints}, in one manifest edit: a crash leaves all of it done or none of it (a table and
+     * its indexes go together).
+     */
+    public void dropKeyspaces(List<Integer> ids, List<String> checkpoints) {
+        for (int id : ids) {
+            if (id == 0) {
+                throw new IllegalArgumentException("keyspace 0 cannot be dropped");
+            }
         }
         db.checkWritable();
         List<Tree> dropping = new java.util.ArrayList<>();
         db.commitLock.lock();
         try {
-            Db.Route route = db.route(id);
-            if (route == null) {
-                throw new IllegalArgumentException("no keyspace " + id);
-            }
             Db.Route[] routes = db.routes.clone();
-            routes[id] = null;
-            db.routes = routes; // writes to it fail from here on
-            for (int t = route.firstTree(); t < route.firstTree() + route.partitions(); t++) {
-                Tree tree = db.trees[t];
-                tree.dropped = true;
-                tree.switchMemtable();
-                dropping.add(tree);
+            for (int id : ids) {
+                Db.Route route = db.route(id);
+                if (route == null) {
+                    throw new IllegalArgumentException("no keyspace " + id);
+                }
             }
+            for (int id : ids) {
+                Db.Route route = db.route(id);
+                routes[id] = null;
+                for (int t = route.firstTree(); t < route.firstTree() + route.partitions(); t++) {
+                    Tree tree = db.trees[t];
+                    tree.dropped = true;
+                    tree.switchMemtable();
+                    dropping.add(tree);
+                }
+            }
+            db.routes = routes; // writes to them fail from here on
         } finally {
             db.commitLock.unlock();
         }
-        // Its memtables are flushed the ordinary way (memory and log bookkeeping stay simple), then the
-        // files go with the keyspace in one manifest edit.
-        awaitFlushed(dropping, "dropping keyspace " + id);
+        // Their memtables are flushed the ordinary way (memory and log bookkeeping stay simple), then the
+        // files go with the keyspaces in one manifest edit.
+        awaitFlushed(dropping, "dropping keyspaces " + ids);
         try {
             for (Tree tree : dropping) {
                 tree.awaitAndStartCompaction(); // held for good: the tree is gone
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new StorageIOException("interrupted while dropping keyspace " + id, e);
+            throw new StorageIOException("interrupted while dropping keyspaces " + ids, e);
         }
         db.commitLock.lock();
         try {
             db.checkWritable();
-            db.versions.dropKeyspace(id, db.loggedSequence);
+            db.versions.dropKeyspaces(ids, checkpoints, db.loggedSequence);
+            checkpoints.forEach(db.wal::removeCheckpoint);
             Tree[] next = db.trees.clone();
             dropping.forEach(t -> next[t.id] = null);
             db.installTrees(next, db.versions.keyspaces());
         } catch (IOException e) {
             db.setBackgroundError(e);
-            throw new StorageIOException("cannot drop keyspace " + id + ": " + e.getMessage(), e);
+            throw new StorageIOException("cannot drop keyspaces " + ids + ": " + e.getMessage(), e);
         } finally {
             db.commitLock.unlock();
         }

@@ -155,10 +155,12 @@ final class VersionSet implements AutoCloseable {
      *
      * @return the keyspace, with its id and first tree
      */
-    synchronized VersionEdit.Keyspace createKeyspace(int partitions, byte[] descriptor, long lastSequenceNow)
-            throws IOException {
+    synchronized VersionEdit.Keyspace createKeyspace(int partitions, byte[] descriptor, Map<String, Long> checkpoints,
+                                                     long lastSequenceNow) throws IOException {
         VersionEdit.Keyspace k = new VersionEdit.Keyspace(nextKeyspaceId, nextTreeId, partitions, descriptor);
-        logAndApply(new VersionEdit().keyspace(k).nextIds(k.id() + 1, k.firstTree() + partitions), lastSequenceNow);
+        VersionEdit edit = new VersionEdit().keyspace(k).nextIds(k.id() + 1, k.firstTree() + partitions);
+        checkpoints.forEach(edit::checkpoint);
+        logAndApply(edit, lastSequenceNow);
         return k;
     }
 
@@ -172,21 +174,29 @@ final class VersionSet implements AutoCloseable {
                 lastSequenceNow);
     }
 
-    /** Drops keyspace {@code id} with every file of its trees. Its trees must be idle (no flush or compaction). */
-    synchronized void dropKeyspace(int id, long lastSequenceNow) throws IOException {
-        VersionEdit.Keyspace k = keyspaces.get(id);
-        if (k == null) {
-            throw new IllegalArgumentException("no keyspace " + id);
-        }
-        VersionEdit edit = new VersionEdit().dropKeyspace(id);
-        for (int t = k.firstTree(); t < k.firstTree() + k.partitions(); t++) {
-            List<List<FileMeta>> levels = current[t].levels();
-            for (int level = 0; level < levels.size(); level++) {
-                for (FileMeta f : levels.get(level)) {
-                    edit.deleteFile(t, level, f.number());
+    /**
+     * Drops keyspaces {@code ids} with every file of their trees, and forgets the log checkpoints
+     * {@code checkpoints}, in one edit: a crash leaves all of it done or none. Their trees must be idle.
+     */
+    synchronized void dropKeyspaces(List<Integer> ids, List<String> checkpoints, long lastSequenceNow)
+            throws IOException {
+        VersionEdit edit = new VersionEdit();
+        for (int id : ids) {
+            VersionEdit.Keyspace k = keyspaces.get(id);
+            if (k == null) {
+                throw new IllegalArgumentException("no keyspace " + id);
+            }
+            edit.dropKeyspace(id);
+            for (int t = k.firstTree(); t < k.firstTree() + k.partitions(); t++) {
+                List<List<FileMeta>> levels = current[t].levels();
+                for (int level = 0; level < levels.size(); level++) {
+                    for (FileMeta f : levels.get(level)) {
+                        edit.deleteFile(t, level, f.number());
+                    }
                 }
             }
         }
+        checkpoints.forEach(edit::removeCheckpoint);
         logAndApply(edit, lastSequenceNow);
     }
 

@@ -1,12 +1,10 @@
 package dev.lacuna.lsm;
 
+import dev.lacuna.vfs.ForwardingVfs;
 import dev.lacuna.vfs.Vfs;
 import dev.lacuna.vfs.VfsFile;
-import dev.lacuna.vfs.VfsLock;
 import java.io.IOException;
-import java.nio.ByteBuffer;
 import java.nio.file.Path;
-import java.util.List;
 import java.util.concurrent.Semaphore;
 
 /**
@@ -16,8 +14,7 @@ import java.util.concurrent.Semaphore;
  * files of a suffix fail (a descriptor limit, say) and {@link #failCreates} creating files of a name (a full
  * disk), until cleared.
  */
-public final class ControlledVfs implements Vfs {
-    private final Vfs inner;
+public final class ControlledVfs extends ForwardingVfs {
     private final String heldName;
     private final Semaphore entered = new Semaphore(0);
     private volatile Semaphore gate;
@@ -25,7 +22,7 @@ public final class ControlledVfs implements Vfs {
     private volatile String failingCreates;
 
     public ControlledVfs(Vfs inner, String heldName) {
-        this.inner = inner;
+        super(inner);
         this.heldName = heldName;
     }
 
@@ -95,103 +92,29 @@ public final class ControlledVfs implements Vfs {
         g.acquireUninterruptibly();
     }
 
-    private VfsFile wrap(VfsFile f) {
-        return new VfsFile() {
-            @Override
-            public int read(ByteBuffer dst, long position) throws IOException {
-                return f.read(dst, position);
-            }
-
-            @Override
-            public void write(ByteBuffer src, long position) throws IOException {
-                f.write(src, position);
-            }
-
-            @Override
-            public long append(ByteBuffer src) throws IOException {
-                return f.append(src);
-            }
-
+    @Override
+    protected VfsFile wrap(VfsFile f) {
+        return new ForwardingVfs.File(f) {
             @Override
             public void force() throws IOException {
                 gateForce(f.name());
-                f.force();
-            }
-
-            @Override
-            public long size() throws IOException {
-                return f.size();
-            }
-
-            @Override
-            public void truncate(long size) throws IOException {
-                f.truncate(size);
-            }
-
-            @Override
-            public String name() {
-                return f.name();
-            }
-
-            @Override
-            public void close() throws IOException {
-                f.close();
+                super.force();
             }
         };
     }
 
     @Override
     public VfsFile create(Path file) throws IOException {
-        return wrap(inner.create(checkCreate(file)));
+        return super.create(checkCreate(file));
     }
 
     @Override
     public VfsFile open(Path file) throws IOException {
-        return wrap(inner.open(checkOpen(file)));
+        return super.open(checkOpen(file));
     }
 
     @Override
     public VfsFile openReadOnly(Path file) throws IOException {
-        return wrap(inner.openReadOnly(checkOpen(file)));
-    }
-
-    @Override
-    public boolean exists(Path path) {
-        return inner.exists(path);
-    }
-
-    @Override
-    public long size(Path file) throws IOException {
-        return inner.size(file);
-    }
-
-    @Override
-    public void rename(Path from, Path to) throws IOException {
-        inner.rename(from, to);
-    }
-
-    @Override
-    public void delete(Path file) throws IOException {
-        inner.delete(file);
-    }
-
-    @Override
-    public List<String> list(Path dir) throws IOException {
-        return inner.list(dir);
-    }
-
-    @Override
-    public void mkdirs(Path dir) throws IOException {
-        inner.mkdirs(dir);
-    }
-
-    @Override
-    public void syncDirectory(Path dir) throws IOException {
-        inner.syncDirectory(dir);
-    }
-
-    @Override
-    public VfsLock lock(Path lockFile) throws IOException {
-        return inner.lock(lockFile);
+        return super.openReadOnly(checkOpen(file));
     }
 }

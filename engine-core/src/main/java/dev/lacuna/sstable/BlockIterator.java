@@ -2,6 +2,7 @@ package dev.lacuna.sstable;
 
 import dev.lacuna.base.InternalIterator;
 import dev.lacuna.base.InternalKey;
+import dev.lacuna.base.Varints;
 import java.util.Arrays;
 
 /**
@@ -191,18 +192,18 @@ final class BlockIterator implements InternalIterator {
 
     private int compareRestartKey(int index, byte[] target) {
         int p = block.restart(index);
-        long r = SstableFormat.decodeVarint32(data, p, restartsOffset);
+        long r = Varints.decode32(data, p, restartsOffset);
         if (r < 0 || (int) r != 0) {
             throw block.corrupt("restart entry at " + p + " is not stored whole");
         }
         p = (int) (r >>> 32);
-        r = SstableFormat.decodeVarint32(data, p, restartsOffset);
+        r = Varints.decode32(data, p, restartsOffset);
         if (r < 0) {
             throw block.corrupt("bad key length in restart entry at " + block.restart(index));
         }
         int length = (int) r;
         p = (int) (r >>> 32);
-        r = SstableFormat.decodeVarint32(data, p, restartsOffset);
+        r = Varints.decode32(data, p, restartsOffset);
         if (r < 0) {
             throw block.corrupt("bad value length in restart entry at " + block.restart(index));
         }
@@ -238,17 +239,17 @@ final class BlockIterator implements InternalIterator {
             length = data[p + 2];
             p += 3;
         } else {
-            long r = SstableFormat.decodeVarint32(data, p, restartsOffset);
+            long r = Varints.decode32(data, p, restartsOffset);
             if (r < 0) {
                 throw block.corrupt("bad shared length in entry at " + current);
             }
             shared = (int) r;
-            r = SstableFormat.decodeVarint32(data, (int) (r >>> 32), restartsOffset);
+            r = Varints.decode32(data, (int) (r >>> 32), restartsOffset);
             if (r < 0) {
                 throw block.corrupt("bad key length in entry at " + current);
             }
             unshared = (int) r;
-            r = SstableFormat.decodeVarint32(data, (int) (r >>> 32), restartsOffset);
+            r = Varints.decode32(data, (int) (r >>> 32), restartsOffset);
             if (r < 0) {
                 throw block.corrupt("bad value length in entry at " + current);
             }

@@ -187,7 +187,7 @@ final class BlockIterator implements InternalIterator {
 
     /** Compares the current key with {@code target} (both internal keys). */
     int compareCurrent(byte[] target) {
-        return SstableFormat.compareInternal(key, 0, keyLength, target, 0, target.length);
+        return InternalKey.compare(key, 0, keyLength, target, 0, target.length);
     }
 
     private int compareRestartKey(int index, byte[] target) {
@@ -211,7 +211,7 @@ final class BlockIterator implements InternalIterator {
         if (length < InternalKey.TRAILER_SIZE || length > restartsOffset - p) {
             throw block.corrupt("key of " + length + " bytes in restart entry at " + block.restart(index));
         }
-        return SstableFormat.compareInternal(data, p, length, target, 0, target.length);
+        return InternalKey.compare(data, p, length, target, 0, target.length);
     }
 
     private void seekToRestartPoint(int index) {

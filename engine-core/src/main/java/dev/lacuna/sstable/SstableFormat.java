@@ -4,7 +4,6 @@ import dev.lacuna.base.InternalKey;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
-import java.util.Arrays;
 import java.util.zip.CRC32C;
 
 /**
@@ -89,22 +88,12 @@ final class SstableFormat {
     }
 
     /**
-     * Compares two internal keys held in array ranges, exactly as {@link InternalKey#COMPARATOR} compares
-     * whole arrays: user key unsigned bytewise, then trailer descending. Both lengths must be ≥ 8.
+     * The internal-key order on array ranges: {@link InternalKey#compare(byte[], int, int, byte[], int, int)},
+     * which the table code calls. Kept under this name because {@code BlockTest} checks it against
+     * {@link InternalKey#compare(byte[], byte[])}.
      */
     static int compareInternal(byte[] a, int aOffset, int aLength, byte[] b, int bOffset, int bLength) {
-        int aUser = aOffset + aLength - InternalKey.TRAILER_SIZE;
-        int bUser = bOffset + bLength - InternalKey.TRAILER_SIZE;
-        int c = Arrays.compareUnsigned(a, aOffset, aUser, b, bOffset, bUser);
-        if (c != 0) {
-            return c;
-        }
-        return Long.compareUnsigned((long) BIG_LONG.get(b, bUser), (long) BIG_LONG.get(a, aUser));
-    }
-
-    /** The trailer {@code sequence << 8 | kind} of the internal key ending at {@code end}. */
-    static long trailerAt(byte[] b, int end) {
-        return (long) BIG_LONG.get(b, end - InternalKey.TRAILER_SIZE);
+        return InternalKey.compare(a, aOffset, aLength, b, bOffset, bLength);
     }
 
     static void putBigEndianLong(byte[] b, int offset, long value) {

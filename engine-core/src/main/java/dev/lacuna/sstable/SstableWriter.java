@@ -115,7 +115,7 @@ public final class SstableWriter {
         }
         boolean newUserKey = true;
         if (lastKeyLength >= 0) {
-            if (SstableFormat.compareInternal(lastKey, 0, lastKeyLength, internalKey, 0, keyLength) >= 0) {
+            if (InternalKey.compare(lastKey, 0, lastKeyLength, internalKey, 0, keyLength) >= 0) {
                 throw new IllegalArgumentException("keys must be added in strictly increasing order");
             }
             int userLength = keyLength - InternalKey.TRAILER_SIZE;

@@ -12,14 +12,10 @@ import dev.lacuna.storage.StorageIOException;
 import dev.lacuna.manifest.FileMeta;
 import dev.lacuna.sstable.BlockCache;
 import dev.lacuna.vfs.VfsLock;
-import dev.lacuna.wal.Wal;
-import dev.lacuna.wal.WalReader;
-import dev.lacuna.wal.WalRecord;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Objects;
-import java.util.Set;
 
 /**
  * The LSM engine: a persistent, ordered byte-key/byte-value store. {@link dev.lacuna.kv.KvStore} is its
@@ -33,15 +29,13 @@ import java.util.Set;
  * {@link #open}, which keeps every write acknowledged with {@link Durability#SYNC}.
  */
 public final class LsmStore implements AutoCloseable {
-    private static final String LOCK_FILE = "LOCK";
-    private static final String WAL_DIR = "wal";
-
     private final Db db;
     private final VfsLock lock;
     private final Background background;
     private final Compactor compactor;
     private final WritePath writes;
     private final ReadPath reads;
+    private final Keyspaces keyspaces;
 
     private LsmStore(Db db, VfsLock lock) {
         this.db = db;
@@ -51,6 +45,7 @@ public final class LsmStore implements AutoCloseable {
         background.setCompactor(compactor);
         this.writes = new WritePath(db, background);
         this.reads = new ReadPath(db, background);
+        this.keyspaces = new Keyspaces(db, background);
     }
 
     /**
@@ -64,87 +59,11 @@ public final class LsmStore implements AutoCloseable {
     public static LsmStore open(Path dir, KvOptions options) {
         Objects.requireNonNull(dir, "dir");
         Objects.requireNonNull(options, "options");
-        VfsLock lock = null;
-        Db db = null;
-        try {
-            options.vfs().mkdirs(dir);
-            lock = options.vfs().lock(dir.resolve(LOCK_FILE));
-            db = new Db(options, dir, new SstableCache(options.vfs(), dir, new BlockCache(options.blockCacheBytes())));
-            Db d = db;
-            db.versions = VersionSet.open(options.vfs(), dir, options.partitions(), options.maxManifestBytes(),
-                    d::deleteObsoleteFile);
-            deleteUnreferencedTables(db);
-            Tree[] trees = new Tree[db.versions.allocatedTrees()];
-            for (int i = 0; i < trees.length; i++) {
-                if (!db.versions.isDropped(i)) {
-                    trees[i] = new Tree(i);
-                }
-            }
-            db.installTrees(trees, db.versions.keyspaces());
-            db.wal = Wal.open(options.vfs(), dir.resolve(WAL_DIR), options.wal());
-            db.versions.checkpoints().forEach(db.wal::setCheckpoint); // before anything trims the log
-            replayLog(db);
+        return Recovery.open(dir, options, (db, lock) -> {
             LsmStore store = new LsmStore(db, lock);
             store.startBackgroundWork();
             return store;
-        } catch (IOException e) {
-            abandon(db, lock, e);
-            throw new StorageIOException("cannot open store in " + dir + ": " + e.getMessage(), e);
-        } catch (RuntimeException e) {
-            abandon(db, lock, e);
-            throw e;
-        }
-    }
-
-    /** Writes that the log holds but the tables do not go back into the memtables. */
-    private static void replayLog(Db db) {
-        long start = db.versions.walStartLsn();
-        long first = db.wal.firstLsn();
-        long last = db.wal.lastLsn();
-        if (start <= last && first > start) {
-            throw new CorruptionException(db.dir.resolve(WAL_DIR).toString(), 0, "the log starts at LSN " + first
-                    + " but recovery needs it from " + start);
-        }
-        long[] flushed = new long[db.trees.length];
-        for (Tree tree : db.live) {
-            flushed[tree.id] = db.versions.flushedLsn(tree.id);
-        }
-        long memory = 0;
-        try (WalReader reader = db.wal.reader(Math.max(start, first))) {
-            for (WalRecord r = reader.next(); r != null; r = reader.next()) {
-                for (WriteBatch.Op op : BatchCodec.decode(r.payload(), "log record " + r.lsn())) {
-                    if (op.kind() == WriteBatch.KIND_LOG_ONLY) {
-                        continue;
-                    }
-                    int t = db.treeOrNone(op.key());
-                    if (t >= 0 && r.lsn() > flushed[t]) { // t < 0: its keyspace was dropped
-                        Memtable mem = db.trees[t].mem();
-                        long before = mem.bytes();
-                        mem.add(op.key(), r.lsn(), op.kind(), op.value());
-                        memory += mem.bytes() - before;
-                    }
-                }
-            }
-        }
-        db.memoryUsed.set(memory);
-        db.visibleSequence = Math.max(last, 0);
-    }
-
-    /** Tables the manifest does not name were being written when the store last stopped: delete them. */
-    private static void deleteUnreferencedTables(Db db) throws IOException {
-        Set<Long> live = db.versions.liveFiles();
-        for (String name : db.vfs.list(db.dir)) {
-            if (name.endsWith(".sst")) {
-                try {
-                    long number = Long.parseLong(name.substring(0, name.length() - 4));
-                    if (!live.contains(number)) {
-                        db.vfs.delete(db.dir.resolve(name));
-                    }
-                } catch (NumberFormatException e) {
-                    // not one of ours
-                }
-            }
-        }
+        });
     }
 
     private void startBackgroundWork() {
@@ -160,29 +79,6 @@ public final class LsmStore implements AutoCloseable {
         }
         for (Tree tree : db.live) {
             background.scheduleCompaction(tree);
-        }
-    }
-
-    private static void abandon(Db db, VfsLock lock, Exception primary) {
-        if (db != null) {
-            try {
-                if (db.wal != null) {
-                    db.wal.close();
-                }
-                if (db.versions != null) {
-                    db.versions.close();
-                }
-                db.tables.close();
-            } catch (IOException | RuntimeException e) {
-                primary.addSuppressed(e);
-            }
-        }
-        if (lock != null) {
-            try {
-                lock.close();
-            } catch (IOException e) {
-                primary.addSuppressed(e);
-            }
         }
     }
 
@@ -235,42 +131,12 @@ public final class LsmStore implements AutoCloseable {
      * are those that {@link KvOptions#keyspaceRouter()} maps to the returned id; ids are never reused.
      */
     public Keyspace createKeyspace(int partitions, byte[] descriptor) {
-        if (partitions < 1 || partitions > 1024 || Integer.bitCount(partitions) != 1) {
-            throw new IllegalArgumentException("partitions must be a power of two from 1 to 1024: " + partitions);
-        }
-        db.checkWritable();
-        db.commitLock.lock();
-        try {
-            db.checkWritable();
-            dev.lacuna.manifest.VersionEdit.Keyspace k =
-                    db.versions.createKeyspace(partitions, descriptor, db.visibleSequence);
-            Tree[] next = java.util.Arrays.copyOf(db.trees, db.versions.allocatedTrees());
-            for (int t = k.firstTree(); t < k.firstTree() + partitions; t++) {
-                next[t] = new Tree(t);
-            }
-            db.installTrees(next, db.versions.keyspaces());
-            return new Keyspace(k.id(), k.partitions(), k.descriptor());
-        } catch (IOException e) {
-            db.setBackgroundError(e);
-            throw new StorageIOException("cannot create keyspace: " + e.getMessage(), e);
-        } finally {
-            db.commitLock.unlock();
-        }
+        return keyspaces.create(partitions, descriptor);
     }
 
     /** Replaces the descriptor of keyspace {@code id}; durable when it returns. */
     public void updateKeyspace(int id, byte[] descriptor) {
-        db.checkWritable();
-        db.commitLock.lock();
-        try {
-            db.checkWritable();
-            db.versions.updateKeyspace(id, descriptor, db.visibleSequence);
-        } catch (IOException e) {
-            db.setBackgroundError(e);
-            throw new StorageIOException("cannot update keyspace " + id + ": " + e.getMessage(), e);
-        } finally {
-            db.commitLock.unlock();
-        }
+        keyspaces.update(id, descriptor);
     }
 
     /**
@@ -279,53 +145,7 @@ public final class LsmStore implements AutoCloseable {
      * replayed again. Reads of it must have ended.
      */
     public void dropKeyspace(int id) {
-        if (id == 0) {
-            throw new IllegalArgumentException("keyspace 0 cannot be dropped");
-        }
-        db.checkWritable();
-        List<Tree> dropping = new java.util.ArrayList<>();
-        db.commitLock.lock();
-        try {
-            Db.Route route = db.route(id);
-            if (route == null) {
-                throw new IllegalArgumentException("no keyspace " + id);
-            }
-            Db.Route[] routes = db.routes.clone();
-            routes[id] = null;
-            db.routes = routes; // writes to it fail from here on
-            for (int t = route.firstTree(); t < route.firstTree() + route.partitions(); t++) {
-                Tree tree = db.trees[t];
-                tree.dropped = true;
-                tree.switchMemtable();
-                dropping.add(tree);
-            }
-        } finally {
-            db.commitLock.unlock();
-        }
-        // Its memtables are flushed the ordinary way (memory and log bookkeeping stay simple), then the
-        // files go with the keyspace in one manifest edit.
-        awaitFlushed(dropping, "dropping keyspace " + id);
-        try {
-            for (Tree tree : dropping) {
-                tree.awaitAndStartCompaction(); // held for good: the tree is gone
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new StorageIOException("interrupted while dropping keyspace " + id, e);
-        }
-        db.commitLock.lock();
-        try {
-            db.checkWritable();
-            db.versions.dropKeyspace(id, db.visibleSequence);
-            Tree[] next = db.trees.clone();
-            dropping.forEach(t -> next[t.id] = null);
-            db.installTrees(next, db.versions.keyspaces());
-        } catch (IOException e) {
-            db.setBackgroundError(e);
-            throw new StorageIOException("cannot drop keyspace " + id + ": " + e.getMessage(), e);
-        } finally {
-            db.commitLock.unlock();
-        }
+        keyspaces.drop(id);
     }
 
     /**
@@ -352,7 +172,7 @@ public final class LsmStore implements AutoCloseable {
      */
     public KvLogReader logReader(long fromLsn) {
         db.checkOpen();
-        return new KvLogReader(db.wal.reader(fromLsn), db.dir.resolve(WAL_DIR).toString());
+        return new KvLogReader(db.wal.reader(fromLsn), db.dir.resolve(Recovery.WAL_DIR).toString());
     }
 
     /**
@@ -401,44 +221,12 @@ public final class LsmStore implements AutoCloseable {
      * write applied to it before the call is in its files.
      */
     public void flushKeyspace(int id) {
-        db.checkWritable();
-        List<Tree> trees = new java.util.ArrayList<>();
-        db.commitLock.lock();
-        try {
-            Db.Route route = db.route(id);
-            if (route == null) {
-                throw new IllegalArgumentException("no keyspace " + id);
-            }
-            for (int t = route.firstTree(); t < route.firstTree() + route.partitions(); t++) {
-                db.trees[t].switchMemtable();
-                trees.add(db.trees[t]);
-            }
-        } finally {
-            db.commitLock.unlock();
-        }
-        awaitFlushed(trees, "flushing keyspace " + id);
-    }
-
-    /** Schedules flushes of {@code trees}' frozen memtables and waits until none is left. */
-    private void awaitFlushed(List<Tree> trees, String doing) {
-        trees.forEach(background::scheduleFlush);
-        try {
-            synchronized (db.progress) {
-                while (trees.stream().anyMatch(t -> t.immutableCount() > 0) && db.backgroundError() == null
-                        && !db.closed) {
-                    db.progress.wait(100);
-                }
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new StorageIOException("interrupted while " + doing, e);
-        }
-        db.checkWritable();
+        keyspaces.flush(id);
     }
 
     /** The keyspaces made with {@link #createKeyspace} and not dropped, by id. */
     public List<Keyspace> keyspaces() {
-        return db.versions.keyspaces().stream().map(k -> new Keyspace(k.id(), k.partitions(), k.descriptor())).toList();
+        return keyspaces.list();
     }
 
     /**

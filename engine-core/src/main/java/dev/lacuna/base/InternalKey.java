@@ -1,5 +1,8 @@
 package dev.lacuna.base;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 import java.util.Arrays;
 import java.util.Comparator;
 
@@ -30,6 +33,8 @@ public final class InternalKey {
 
     /** Orders internal keys as described in the class comment. */
     public static final Comparator<byte[]> COMPARATOR = InternalKey::compare;
+
+    private static final VarHandle BIG_LONG = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
 
     private InternalKey() {
     }
@@ -82,11 +87,22 @@ public final class InternalKey {
 
     /** Compares internal keys: user key ascending, then trailer descending. */
     public static int compare(byte[] a, byte[] b) {
-        int c = Arrays.compareUnsigned(a, 0, a.length - TRAILER_SIZE, b, 0, b.length - TRAILER_SIZE);
+        return compare(a, 0, a.length, b, 0, b.length);
+    }
+
+    /**
+     * Compares internal keys held in array ranges, each at least {@link #TRAILER_SIZE} bytes, as
+     * {@link #compare(byte[], byte[])} compares whole arrays: the block iterator and the table writer compare
+     * keys in place, without copying them out.
+     */
+    public static int compare(byte[] a, int aOffset, int aLength, byte[] b, int bOffset, int bLength) {
+        int aUser = aOffset + aLength - TRAILER_SIZE;
+        int bUser = bOffset + bLength - TRAILER_SIZE;
+        int c = Arrays.compareUnsigned(a, aOffset, aUser, b, bOffset, bUser);
         if (c != 0) {
             return c;
         }
-        return Long.compareUnsigned(trailer(b), trailer(a));
+        return Long.compareUnsigned((long) BIG_LONG.get(b, bUser), (long) BIG_LONG.get(a, aUser));
     }
 
     /** Compares the user-key parts of two internal keys. */

@@ -1,5 +1,6 @@
 package dev.lacuna.item;
 
+import dev.lacuna.base.Varints;
 import java.util.Arrays;
 
 /** A growable byte array that the encoders append to; not thread-safe, used by one encoder call. */
@@ -34,13 +35,10 @@ final class ByteOut {
         write(v);
     }
 
-    /** An unsigned LEB128 varint of a non-negative int (at most 5 bytes). */
+    /** An unsigned LEB128 varint of a non-negative int (at most 5 bytes: its 32 bits, as unsigned). */
     void writeVarint(int v) {
-        while ((v & ~0x7F) != 0) {
-            write((v & 0x7F) | 0x80);
-            v >>>= 7;
-        }
-        write(v);
+        ensure(Varints.MAX_LENGTH32);
+        size = Varints.encode(buf, size, Integer.toUnsignedLong(v));
     }
 
     int size() {

@@ -23,7 +23,7 @@ final class ItemDecoder {
     }
 
     static Item decode(ByteIn in) {
-        int versionAt = in.pos();
+        int versionAt = in.position();
         int version = in.u8();
         if (version != ItemCodec.FORMAT_VERSION) {
             throw in.corrupt(versionAt, "unknown item format version " + version);
@@ -32,7 +32,7 @@ final class ItemDecoder {
         int count = in.length("attribute count", 3);
         LinkedHashMap<String, AttributeValue> attributes = new LinkedHashMap<>();
         for (int i = 0; i < count; i++) {
-            int nameAt = in.pos();
+            int nameAt = in.position();
             String name = in.utf8(in.length("attribute name length", 1));
             if (name.isEmpty()) {
                 throw in.corrupt(nameAt, "empty attribute name");
@@ -43,7 +43,7 @@ final class ItemDecoder {
             attributes.put(name, readValue(in, 1));
         }
         if (!in.atEnd()) {
-            throw in.corrupt(in.pos(), in.remaining() + " bytes after the end of the item");
+            throw in.corrupt(in.position(), in.remaining() + " bytes after the end of the item");
         }
         try {
             return Item.of(attributes);
@@ -53,7 +53,7 @@ final class ItemDecoder {
     }
 
     private static AttributeValue readValue(ByteIn in, int level) {
-        int at = in.pos();
+        int at = in.position();
         int tag = in.u8();
         try {
             switch (tag) {
@@ -102,7 +102,7 @@ final class ItemDecoder {
         checkDepth(in, at, count, level);
         Map<String, AttributeValue> values = new LinkedHashMap<>();
         for (int i = 0; i < count; i++) {
-            int nameAt = in.pos();
+            int nameAt = in.position();
             String name = in.utf8(in.length("map key length", 1));
             if (values.containsKey(name)) {
                 throw in.corrupt(nameAt, "map key " + name + " appears twice");
@@ -125,7 +125,7 @@ final class ItemDecoder {
         }
         Set<Object> elements = new LinkedHashSet<>();
         for (int i = 0; i < count; i++) {
-            int elementAt = in.pos();
+            int elementAt = in.position();
             Object e;
             if (tag == ItemCodec.TAG_SS) {
                 e = in.utf8(in.length("string length", 1));

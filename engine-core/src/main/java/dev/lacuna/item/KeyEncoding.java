@@ -160,7 +160,7 @@ public final class KeyEncoding {
         AttributeValue pk = readKeyValue(in, partitionKeyType, "partition key");
         AttributeValue sk = sortKeyType == null ? null : readKeyValue(in, sortKeyType, "sort key");
         if (!in.atEnd()) {
-            throw in.corrupt(in.pos(), in.remaining() + " bytes after the end of the key");
+            throw in.corrupt(in.position(), in.remaining() + " bytes after the end of the key");
         }
         return new DecodedKey(tableId, pk, sk);
     }
@@ -176,7 +176,7 @@ public final class KeyEncoding {
         ByteIn in = new ByteIn(key, 0, key.length, UNKNOWN_FILE, 0);
         readTableId(in);
         readValue(in);
-        return in.pos();
+        return in.position();
     }
 
     /**
@@ -189,7 +189,7 @@ public final class KeyEncoding {
         ByteIn in = new ByteIn(component, 0, component.length, UNKNOWN_FILE, 0);
         AttributeValue v = readValue(in);
         if (!in.atEnd()) {
-            throw in.corrupt(in.pos(), in.remaining() + " bytes after the end of the value");
+            throw in.corrupt(in.position(), in.remaining() + " bytes after the end of the value");
         }
         return v;
     }
@@ -251,7 +251,7 @@ public final class KeyEncoding {
     }
 
     private static int readTableId(ByteIn in) {
-        int at = in.pos();
+        int at = in.position();
         int id = in.u8() << 24 | in.u8() << 16 | in.u8() << 8 | in.u8();
         if (id < 0) {
             throw in.corrupt(at, "negative table id " + id);
@@ -260,7 +260,7 @@ public final class KeyEncoding {
     }
 
     private static AttributeValue readKeyValue(ByteIn in, Type type, String what) {
-        int at = in.pos();
+        int at = in.position();
         AttributeValue v = readValue(in);
         if (v.type() != type) {
             throw in.corrupt(at, "the " + what + " is of type " + v.type() + ", the schema says " + type);
@@ -273,7 +273,7 @@ public final class KeyEncoding {
     }
 
     static AttributeValue readValue(ByteIn in) {
-        int at = in.pos();
+        int at = in.position();
         int tag = in.peek();
         switch (tag) {
             case TAG_S: {
@@ -296,7 +296,7 @@ public final class KeyEncoding {
     private static byte[] readEscaped(ByteIn in) {
         ByteOut raw = new ByteOut(Math.min(in.remaining(), 64));
         while (true) {
-            int at = in.pos();
+            int at = in.position();
             int b = in.u8();
             if (b != ESCAPE) {
                 raw.write(b);

@@ -67,7 +67,7 @@ final class NumberEncoding {
      * 38 digits — so every accepted encoding is the unique encoding of its value.
      */
     static BigDecimal decode(ByteIn in) {
-        int tagAt = in.pos();
+        int tagAt = in.position();
         int tag = in.u8();
         if (tag == TAG_ZERO) {
             return BigDecimal.ZERO;
@@ -80,7 +80,7 @@ final class NumberEncoding {
         char[] digits = new char[MAX_DIGITS];
         int n = 0;
         for (int pairs = 0; ; pairs++) {
-            int at = in.pos();
+            int at = in.position();
             if (pairs == MAX_PAIRS) {
                 throw in.corrupt(at, "number has more than " + MAX_DIGITS + " digits");
             }

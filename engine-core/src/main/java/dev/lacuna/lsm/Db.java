@@ -20,8 +20,8 @@ import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * The state every part of the engine shares: options, files, the log, the versions, the trees, and the
- * counters. The jobs themselves live in {@link WritePath}, {@link ReadPath}, {@link Background} and
- * {@link Compactor}; {@link LsmStore} opens and closes it.
+ * counters. The jobs themselves live in {@link WritePath}, {@link ReadPath}, {@link Background},
+ * {@link Compactor} and {@link Keyspaces}; {@link Recovery} opens it and {@link LsmStore} closes it.
  */
 final class Db {
     final KvOptions options;

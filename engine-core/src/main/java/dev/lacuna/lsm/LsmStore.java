@@ -12,37 +12,31 @@ import dev.lacuna.storage.StorageIOException;
 import dev.lacuna.manifest.FileMeta;
 import dev.lacuna.sstable.BlockCache;
 import dev.lacuna.vfs.VfsLock;
-import dev.lacuna.wal.Wal;
-import dev.lacuna.wal.WalReader;
-import dev.lacuna.wal.WalRecord;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Set;
 
 /**
  * The LSM engine: a persistent, ordered byte-key/byte-value store. {@link dev.lacuna.kv.KvStore} is its
  * public face for embedders who want bytes; the item engine uses it whole (keyspaces, log readers and
- * checkpoints, unlogged writes of derived keyspaces), which is why those stay internal. Keys are ordered unsigned-bytewise. Writes go to the
- * write-ahead log and a memtable, then to SSTables in leveled trees, one per hash partition of the key
- * prefix ({@link KvOptions#keyPrefix()}).
+ * checkpoints, unlogged writes of derived keyspaces), which is why those stay internal. Keys are ordered
+ * unsigned-bytewise. Writes go to the write-ahead log and a memtable, then to SSTables in leveled trees, one
+ * per hash partition of the key prefix ({@link KvOptions#keyPrefix()}).
  *
  * <p>Thread-safe. Reads see every write acknowledged before they began. {@link #close()} stops the
  * background threads and releases the directory; a crash instead is recovered by the next
  * {@link #open}, which keeps every write acknowledged with {@link Durability#SYNC}.
  */
 public final class LsmStore implements AutoCloseable {
-    private static final String LOCK_FILE = "LOCK";
-    private static final String WAL_DIR = "wal";
-
     private final Db db;
     private final VfsLock lock;
     private final Background background;
     private final Compactor compactor;
     private final WritePath writes;
     private final ReadPath reads;
+    private final Keyspaces keyspaces;
 
     private LsmStore(Db db, VfsLock lock) {
         this.db = db;
@@ -52,6 +46,7 @@ public final class LsmStore implements AutoCloseable {
         background.setCompactor(compactor);
         this.writes = new WritePath(db, background);
         this.reads = new ReadPath(db, background);
+        this.keyspaces = new Keyspaces(db, background);
     }
 
     /**
@@ -65,89 +60,11 @@ public final class LsmStore implements AutoCloseable {
     public static LsmStore open(Path dir, KvOptions options) {
         Objects.requireNonNull(dir, "dir");
         Objects.requireNonNull(options, "options");
-        VfsLock lock = null;
-        Db db = null;
-        try {
-            options.vfs().mkdirs(dir);
-            lock = options.vfs().lock(dir.resolve(LOCK_FILE));
-            db = new Db(options, dir, new SstableCache(options.vfs(), dir, new BlockCache(options.blockCacheBytes())));
-            Db d = db;
-            Path walDir = dir.resolve(WAL_DIR);
-            // Everything is checked before anything is written or deleted (OpenCheck).
-            OpenCheck.currentOrEmpty(db, walDir);
-            db.versions = VersionSet.open(options.vfs(), dir, options.partitions(), options.maxManifestBytes(),
-                    d::deleteObsoleteFile);
-            OpenCheck.tablesPresent(db);
-            db.wal = Wal.open(options.vfs(), walDir, options.wal(), (first, last) -> OpenCheck.logCovers(d, walDir,
-                    first, last));
-            db.versions.startManifest();
-            deleteUnreferencedTables(db);
-            Tree[] trees = new Tree[db.versions.allocatedTrees()];
-            for (int i = 0; i < trees.length; i++) {
-                if (!db.versions.isDropped(i)) {
-                    trees[i] = new Tree(i);
-                }
-            }
-            db.installTrees(trees, db.versions.keyspaces());
-            db.versions.checkpoints().forEach(db.wal::setCheckpoint); // before anything trims the log
-            replayLog(db);
+        return Recovery.open(dir, options, (db, lock) -> {
             LsmStore store = new LsmStore(db, lock);
             store.startBackgroundWork();
             return store;
-        } catch (IOException e) {
-            abandon(db, lock, e);
-            throw new StorageIOException("cannot open store in " + dir + ": " + e.getMessage(), e);
-        } catch (RuntimeException e) {
-            abandon(db, lock, e);
-            throw e;
-        }
-    }
-
-    /** Writes that the log holds but the tables do not go back into the memtables. */
-    private static void replayLog(Db db) {
-        long start = db.versions.walStartLsn();
-        long first = db.wal.firstLsn();
-        long last = db.wal.lastLsn();
-        long[] flushed = new long[db.trees.length];
-        for (Tree tree : db.live) {
-            flushed[tree.id] = db.versions.flushedLsn(tree.id);
-        }
-        long memory = 0;
-        try (WalReader reader = db.wal.reader(Math.max(start, first))) {
-            for (WalRecord r = reader.next(); r != null; r = reader.next()) {
-                for (WriteBatch.Op op : BatchCodec.decode(r.payload(), "log record " + r.lsn())) {
-                    if (op.kind() == WriteBatch.KIND_LOG_ONLY) {
-                        continue;
-                    }
-                    int t = db.treeOrNone(op.key());
-                    if (t >= 0 && r.lsn() > flushed[t]) { // t < 0: its keyspace was dropped
-                        Memtable mem = db.trees[t].mem();
-                        long before = mem.bytes();
-                        mem.add(op.key(), r.lsn(), op.kind(), op.value());
-                        memory += mem.bytes() - before;
-                    }
-                }
-            }
-        }
-        db.memoryUsed.set(memory);
-        db.visibility.recovered(Math.max(last, 0));
-    }
-
-    /** Tables the manifest does not name were being written when the store last stopped: delete them. */
-    private static void deleteUnreferencedTables(Db db) throws IOException {
-        Set<Long> live = db.versions.liveFiles();
-        for (String name : db.vfs.list(db.dir)) {
-            if (name.endsWith(".sst")) {
-                try {
-                    long number = Long.parseLong(name.substring(0, name.length() - 4));
-                    if (!live.contains(number)) {
-                        db.vfs.delete(db.dir.resolve(name));
-                    }
-                } catch (NumberFormatException e) {
-                    // not one of ours
-                }
-            }
-        }
+        });
     }
 
     private void startBackgroundWork() {
@@ -163,29 +80,6 @@ public final class LsmStore implements AutoCloseable {
         }
         for (Tree tree : db.live) {
             background.scheduleCompaction(tree);
-        }
-    }
-
-    private static void abandon(Db db, VfsLock lock, Exception primary) {
-        if (db != null) {
-            try {
-                if (db.wal != null) {
-                    db.wal.close();
-                }
-                if (db.versions != null) {
-                    db.versions.close();
-                }
-                db.tables.close();
-            } catch (IOException | RuntimeException e) {
-                primary.addSuppressed(e);
-            }
-        }
-        if (lock != null) {
-            try {
-                lock.close();
-            } catch (IOException e) {
-                primary.addSuppressed(e);
-            }
         }
     }
 
@@ -272,43 +166,12 @@ public final class LsmStore implements AutoCloseable {
      * in the same manifest edit: a crash leaves the keyspace with its consumers' checkpoints, or neither.
      */
     public Keyspace createKeyspace(int partitions, byte[] descriptor, Map<String, Long> checkpoints) {
-        if (partitions < 1 || partitions > 1024 || Integer.bitCount(partitions) != 1) {
-            throw new IllegalArgumentException("partitions must be a power of two from 1 to 1024: " + partitions);
-        }
-        db.checkWritable();
-        db.commitLock.lock();
-        try {
-            db.checkWritable();
-            checkpoints.forEach(db.wal::setCheckpoint); // no trim may pass them before the manifest has them
-            dev.lacuna.manifest.VersionEdit.Keyspace k =
-                    db.versions.createKeyspace(partitions, descriptor, checkpoints, db.loggedSequence);
-            Tree[] next = java.util.Arrays.copyOf(db.trees, db.versions.allocatedTrees());
-            for (int t = k.firstTree(); t < k.firstTree() + partitions; t++) {
-                next[t] = new Tree(t);
-            }
-            db.installTrees(next, db.versions.keyspaces());
-            return new Keyspace(k.id(), k.partitions(), k.descriptor());
-        } catch (IOException e) {
-            db.setBackgroundError(e);
-            throw new StorageIOException("cannot create keyspace: " + e.getMessage(), e);
-        } finally {
-            db.commitLock.unlock();
-        }
+        return keyspaces.create(partitions, descriptor, checkpoints);
     }
 
     /** Replaces the descriptor of keyspace {@code id}; durable when it returns. */
     public void updateKeyspace(int id, byte[] descriptor) {
-        db.checkWritable();
-        db.commitLock.lock();
-        try {
-            db.checkWritable();
-            db.versions.updateKeyspace(id, descriptor, db.loggedSequence);
-        } catch (IOException e) {
-            db.setBackgroundError(e);
-            throw new StorageIOException("cannot update keyspace " + id + ": " + e.getMessage(), e);
-        } finally {
-            db.commitLock.unlock();
-        }
+        keyspaces.update(id, descriptor);
     }
 
     /**
@@ -326,61 +189,7 @@ public final class LsmStore implements AutoCloseable {
      * its indexes go together).
      */
     public void dropKeyspaces(List<Integer> ids, List<String> checkpoints) {
-        for (int id : ids) {
-            if (id == 0) {
-                throw new IllegalArgumentException("keyspace 0 cannot be dropped");
-            }
-        }
-        db.checkWritable();
-        List<Tree> dropping = new java.util.ArrayList<>();
-        db.commitLock.lock();
-        try {
-            Db.Route[] routes = db.routes.clone();
-            for (int id : ids) {
-                Db.Route route = db.route(id);
-                if (route == null) {
-                    throw new IllegalArgumentException("no keyspace " + id);
-                }
-            }
-            for (int id : ids) {
-                Db.Route route = db.route(id);
-                routes[id] = null;
-                for (int t = route.firstTree(); t < route.firstTree() + route.partitions(); t++) {
-                    Tree tree = db.trees[t];
-                    tree.dropped = true;
-                    tree.switchMemtable();
-                    dropping.add(tree);
-                }
-            }
-            db.routes = routes; // writes to them fail from here on
-        } finally {
-            db.commitLock.unlock();
-        }
-        // Their memtables are flushed the ordinary way (memory and log bookkeeping stay simple), then the
-        // files go with the keyspaces in one manifest edit.
-        awaitFlushed(dropping, "dropping keyspaces " + ids);
-        try {
-            for (Tree tree : dropping) {
-                tree.awaitAndStartCompaction(); // held for good: the tree is gone
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new StorageIOException("interrupted while dropping keyspaces " + ids, e);
-        }
-        db.commitLock.lock();
-        try {
-            db.checkWritable();
-            db.versions.dropKeyspaces(ids, checkpoints, db.loggedSequence);
-            checkpoints.forEach(db.wal::removeCheckpoint);
-            Tree[] next = db.trees.clone();
-            dropping.forEach(t -> next[t.id] = null);
-            db.installTrees(next, db.versions.keyspaces());
-        } catch (IOException e) {
-            db.setBackgroundError(e);
-            throw new StorageIOException("cannot drop keyspaces " + ids + ": " + e.getMessage(), e);
-        } finally {
-            db.commitLock.unlock();
-        }
+        keyspaces.drop(ids, checkpoints);
     }
 
     /**
@@ -407,7 +216,7 @@ public final class LsmStore implements AutoCloseable {
      */
     public KvLogReader logReader(long fromLsn) {
         db.checkOpen();
-        return new KvLogReader(db.wal.reader(fromLsn), db.dir.resolve(WAL_DIR).toString(), db.visibility);
+        return new KvLogReader(db.wal.reader(fromLsn), db.dir.resolve(Recovery.WAL_DIR).toString(), db.visibility);
     }
 
     /**
@@ -460,44 +269,12 @@ public final class LsmStore implements AutoCloseable {
      * write applied to it before the call is in its files.
      */
     public void flushKeyspace(int id) {
-        db.checkWritable();
-        List<Tree> trees = new java.util.ArrayList<>();
-        db.commitLock.lock();
-        try {
-            Db.Route route = db.route(id);
-            if (route == null) {
-                throw new IllegalArgumentException("no keyspace " + id);
-            }
-            for (int t = route.firstTree(); t < route.firstTree() + route.partitions(); t++) {
-                db.trees[t].switchMemtable();
-                trees.add(db.trees[t]);
-            }
-        } finally {
-            db.commitLock.unlock();
-        }
-        awaitFlushed(trees, "flushing keyspace " + id);
-    }
-
-    /** Schedules flushes of {@code trees}' frozen memtables and waits until none is left. */
-    private void awaitFlushed(List<Tree> trees, String doing) {
-        trees.forEach(background::scheduleFlush);
-        try {
-            synchronized (db.progress) {
-                while (trees.stream().anyMatch(t -> t.immutableCount() > 0) && db.backgroundError() == null
-                        && !db.closed) {
-                    db.progress.wait(100);
-                }
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new StorageIOException("interrupted while " + doing, e);
-        }
-        db.checkWritable();
+        keyspaces.flush(id);
     }
 
     /** The keyspaces made with {@link #createKeyspace} and not dropped, by id. */
     public List<Keyspace> keyspaces() {
-        return db.versions.keyspaces().stream().map(k -> new Keyspace(k.id(), k.partitions(), k.descriptor())).toList();
+        return keyspaces.list();
     }
 
     /**

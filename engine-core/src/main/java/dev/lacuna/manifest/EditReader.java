@@ -1,61 +1,54 @@
 package dev.lacuna.manifest;
 
+import dev.lacuna.base.BoundedReader;
 import dev.lacuna.storage.CorruptionException;
 import java.nio.charset.StandardCharsets;
-import java.util.Arrays;
 
 /** Reads the fields of one encoded edit, bounds-checked: a damaged edit is a {@link CorruptionException}. */
-final class EditReader {
-    private final byte[] b;
+final class EditReader extends BoundedReader {
     private final String file;
     private final long fileOffset;
-    private int pos;
 
     EditReader(byte[] b, String file, long fileOffset) {
-        this.b = b;
+        super(b, 0, b.length, false);
         this.file = file;
         this.fileOffset = fileOffset;
     }
 
     boolean hasMore() {
-        return pos < b.length;
+        return !atEnd();
     }
 
+    /** A number: a varint of up to 64 bits, as the edit's writer puts every number. */
     long varint() {
-        long v = 0;
-        for (int shift = 0; shift < 64; shift += 7) {
-            if (pos >= b.length) {
-                throw corrupt("truncated varint");
-            }
-            int x = b[pos++] & 0xFF;
-            v |= (long) (x & 0x7F) << shift;
-            if ((x & 0x80) == 0) {
-                return v;
-            }
-        }
-        throw corrupt("varint too long");
+        return uvarint64();
     }
 
     int smallInt(int max) {
+        int at = position();
         long v = varint();
         if (v > max) {
-            throw corrupt("value " + v + " out of range (at most " + max + ")");
+            throw malformed(at, "value " + v + " out of range (at most " + max + ")");
         }
         return (int) v;
     }
 
+    /** A byte string: a length that fits in the edit, then the bytes. */
     byte[] bytes() {
-        int n = smallInt(b.length - pos);
-        byte[] out = Arrays.copyOfRange(b, pos, pos + n);
-        pos += n;
-        return out;
+        return bytes(smallInt(remaining()));
     }
 
     String string() {
         return new String(bytes(), StandardCharsets.UTF_8);
     }
 
+    /** A damaged edit, found where the reader is. */
     CorruptionException corrupt(String detail) {
-        return new CorruptionException(file, fileOffset, "manifest: " + detail + " in edit at byte " + pos);
+        return malformed(position(), detail);
+    }
+
+    @Override
+    protected CorruptionException malformed(int at, String detail) {
+        return new CorruptionException(file, fileOffset, "manifest: " + detail + " in edit at byte " + at);
     }
 }

@@ -1,7 +1,7 @@
 package dev.lacuna.manifest;
 
-import dev.lacuna.base.Varints;
-import java.io.ByteArrayOutputStream;
+import dev.lacuna.base.ByteBuilder;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -196,73 +196,73 @@ public final class VersionEdit {
 
     /** Encodes the edit as tagged fields (see FORMAT.md). */
     public byte[] encode() {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteBuilder out = new ByteBuilder(32);
         if (treeCount != null) {
-            Varints.put(out, TAG_TREE_COUNT);
-            Varints.put(out, treeCount);
+            out.putUvarint64(TAG_TREE_COUNT);
+            out.putUvarint64(treeCount);
         }
         if (nextFileNumber != null) {
-            Varints.put(out, TAG_NEXT_FILE_NUMBER);
-            Varints.put(out, nextFileNumber);
+            out.putUvarint64(TAG_NEXT_FILE_NUMBER);
+            out.putUvarint64(nextFileNumber);
         }
         if (lastSequence != null) {
-            Varints.put(out, TAG_LAST_SEQUENCE);
-            Varints.put(out, lastSequence);
+            out.putUvarint64(TAG_LAST_SEQUENCE);
+            out.putUvarint64(lastSequence);
         }
         if (walStartLsn != null) {
-            Varints.put(out, TAG_WAL_START_LSN);
-            Varints.put(out, walStartLsn);
+            out.putUvarint64(TAG_WAL_START_LSN);
+            out.putUvarint64(walStartLsn);
         }
         if (nextIds != null) {
-            Varints.put(out, TAG_NEXT_IDS);
-            Varints.put(out, nextIds[0]);
-            Varints.put(out, nextIds[1]);
+            out.putUvarint64(TAG_NEXT_IDS);
+            out.putUvarint64(nextIds[0]);
+            out.putUvarint64(nextIds[1]);
         }
         for (Keyspace k : keyspaces) {
-            Varints.put(out, TAG_KEYSPACE);
-            Varints.put(out, k.id());
-            Varints.put(out, k.firstTree());
-            Varints.put(out, k.partitions());
-            Varints.putBytes(out, k.descriptor);
+            out.putUvarint64(TAG_KEYSPACE);
+            out.putUvarint64(k.id());
+            out.putUvarint64(k.firstTree());
+            out.putUvarint64(k.partitions());
+            out.putLengthPrefixed(k.descriptor);
         }
         for (int id : droppedKeyspaces) {
-            Varints.put(out, TAG_DROP_KEYSPACE);
-            Varints.put(out, id);
+            out.putUvarint64(TAG_DROP_KEYSPACE);
+            out.putUvarint64(id);
         }
         for (Map.Entry<String, Long> e : checkpoints.entrySet()) {
-            Varints.put(out, TAG_CHECKPOINT);
-            Varints.putString(out, e.getKey());
-            Varints.put(out, e.getValue());
+            out.putUvarint64(TAG_CHECKPOINT);
+            out.putLengthPrefixed(e.getKey().getBytes(StandardCharsets.UTF_8));
+            out.putUvarint64(e.getValue());
         }
         for (String name : removedCheckpoints) {
-            Varints.put(out, TAG_REMOVE_CHECKPOINT);
-            Varints.putString(out, name);
+            out.putUvarint64(TAG_REMOVE_CHECKPOINT);
+            out.putLengthPrefixed(name.getBytes(StandardCharsets.UTF_8));
         }
         for (Map.Entry<Integer, Long> e : flushedLsns.entrySet()) {
-            Varints.put(out, TAG_FLUSHED_LSN);
-            Varints.put(out, e.getKey());
-            Varints.put(out, e.getValue());
+            out.putUvarint64(TAG_FLUSHED_LSN);
+            out.putUvarint64(e.getKey());
+            out.putUvarint64(e.getValue());
         }
         for (DeletedFile d : deleted) {
-            Varints.put(out, TAG_DELETE_FILE);
-            Varints.put(out, d.tree());
-            Varints.put(out, d.level());
-            Varints.put(out, d.number());
+            out.putUvarint64(TAG_DELETE_FILE);
+            out.putUvarint64(d.tree());
+            out.putUvarint64(d.level());
+            out.putUvarint64(d.number());
         }
         for (AddedFile a : added) {
             FileMeta f = a.file();
-            Varints.put(out, TAG_ADD_FILE);
-            Varints.put(out, a.tree());
-            Varints.put(out, a.level());
-            Varints.put(out, f.number());
-            Varints.put(out, f.size());
-            Varints.putBytes(out, f.smallest());
-            Varints.putBytes(out, f.largest());
-            Varints.put(out, f.minSequence());
-            Varints.put(out, f.maxSequence());
-            Varints.put(out, f.entries());
-            Varints.put(out, f.deletions());
-            Varints.put(out, f.oldestTombstoneTime());
+            out.putUvarint64(TAG_ADD_FILE);
+            out.putUvarint64(a.tree());
+            out.putUvarint64(a.level());
+            out.putUvarint64(f.number());
+            out.putUvarint64(f.size());
+            out.putLengthPrefixed(f.smallest());
+            out.putLengthPrefixed(f.largest());
+            out.putUvarint64(f.minSequence());
+            out.putUvarint64(f.maxSequence());
+            out.putUvarint64(f.entries());
+            out.putUvarint64(f.deletions());
+            out.putUvarint64(f.oldestTombstoneTime());
         }
         return out.toByteArray();
     }

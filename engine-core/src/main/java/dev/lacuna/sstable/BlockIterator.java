@@ -2,6 +2,7 @@ package dev.lacuna.sstable;
 
 import dev.lacuna.base.InternalIterator;
 import dev.lacuna.base.InternalKey;
+import dev.lacuna.base.Varints;
 import java.util.Arrays;
 
 /**
@@ -186,23 +187,23 @@ final class BlockIterator implements InternalIterator {
 
     /** Compares the current key with {@code target} (both internal keys). */
     int compareCurrent(byte[] target) {
-        return SstableFormat.compareInternal(key, 0, keyLength, target, 0, target.length);
+        return InternalKey.compare(key, 0, keyLength, target, 0, target.length);
     }
 
     private int compareRestartKey(int index, byte[] target) {
         int p = block.restart(index);
-        long r = SstableFormat.decodeVarint32(data, p, restartsOffset);
+        long r = Varints.decode32(data, p, restartsOffset);
         if (r < 0 || (int) r != 0) {
             throw block.corrupt("restart entry at " + p + " is not stored whole");
         }
         p = (int) (r >>> 32);
-        r = SstableFormat.decodeVarint32(data, p, restartsOffset);
+        r = Varints.decode32(data, p, restartsOffset);
         if (r < 0) {
             throw block.corrupt("bad key length in restart entry at " + block.restart(index));
         }
         int length = (int) r;
         p = (int) (r >>> 32);
-        r = SstableFormat.decodeVarint32(data, p, restartsOffset);
+        r = Varints.decode32(data, p, restartsOffset);
         if (r < 0) {
             throw block.corrupt("bad value length in restart entry at " + block.restart(index));
         }
@@ -210,7 +211,7 @@ final class BlockIterator implements InternalIterator {
         if (length < InternalKey.TRAILER_SIZE || length > restartsOffset - p) {
             throw block.corrupt("key of " + length + " bytes in restart entry at " + block.restart(index));
         }
-        return SstableFormat.compareInternal(data, p, length, target, 0, target.length);
+        return InternalKey.compare(data, p, length, target, 0, target.length);
     }
 
     private void seekToRestartPoint(int index) {
@@ -238,17 +239,17 @@ final class BlockIterator implements InternalIterator {
             length = data[p + 2];
             p += 3;
         } else {
-            long r = SstableFormat.decodeVarint32(data, p, restartsOffset);
+            long r = Varints.decode32(data, p, restartsOffset);
             if (r < 0) {
                 throw block.corrupt("bad shared length in entry at " + current);
             }
             shared = (int) r;
-            r = SstableFormat.decodeVarint32(data, (int) (r >>> 32), restartsOffset);
+            r = Varints.decode32(data, (int) (r >>> 32), restartsOffset);
             if (r < 0) {
                 throw block.corrupt("bad key length in entry at " + current);
             }
             unshared = (int) r;
-            r = SstableFormat.decodeVarint32(data, (int) (r >>> 32), restartsOffset);
+            r = Varints.decode32(data, (int) (r >>> 32), restartsOffset);
             if (r < 0) {
                 throw block.corrupt("bad value length in entry at " + current);
             }

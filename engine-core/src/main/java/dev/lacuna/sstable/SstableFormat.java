@@ -4,7 +4,6 @@ import dev.lacuna.base.InternalKey;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
-import java.util.Arrays;
 import java.util.zip.CRC32C;
 
 /**
@@ -29,6 +28,9 @@ import java.util.zip.CRC32C;
  *  40  magic             u64  "LACUNAST"
  *  48  crc               u32  CRC32C of bytes 0..47
  * </pre>
+ *
+ * <p>The varints are {@link dev.lacuna.base.Varints}', shared with the other formats; the little-endian
+ * fixed-width integers are this format's own.
  */
 final class SstableFormat {
     static final long MAGIC = 0x5453414E5543414CL; // "LACUNAST" read as little-endian
@@ -86,22 +88,12 @@ final class SstableFormat {
     }
 
     /**
-     * Compares two internal keys held in array ranges, exactly as {@link InternalKey#COMPARATOR} compares
-     * whole arrays: user key unsigned bytewise, then trailer descending. Both lengths must be ≥ 8.
+     * The internal-key order on array ranges: {@link InternalKey#compare(byte[], int, int, byte[], int, int)},
+     * which the table code calls. Kept under this name because {@code BlockTest} checks it against
+     * {@link InternalKey#compare(byte[], byte[])}.
      */
     static int compareInternal(byte[] a, int aOffset, int aLength, byte[] b, int bOffset, int bLength) {
-        int aUser = aOffset + aLength - InternalKey.TRAILER_SIZE;
-        int bUser = bOffset + bLength - InternalKey.TRAILER_SIZE;
-        int c = Arrays.compareUnsigned(a, aOffset, aUser, b, bOffset, bUser);
-        if (c != 0) {
-            return c;
-        }
-        return Long.compareUnsigned((long) BIG_LONG.get(b, bUser), (long) BIG_LONG.get(a, aUser));
-    }
-
-    /** The trailer {@code sequence << 8 | kind} of the internal key ending at {@code end}. */
-    static long trailerAt(byte[] b, int end) {
-        return (long) BIG_LONG.get(b, end - InternalKey.TRAILER_SIZE);
+        return InternalKey.compare(a, aOffset, aLength, b, bOffset, bLength);
     }
 
     static void putBigEndianLong(byte[] b, int offset, long value) {
@@ -122,33 +114,5 @@ final class SstableFormat {
 
     static void putLong(byte[] b, int offset, long value) {
         LONG.set(b, offset, value);
-    }
-
-    /**
-     * Decodes a varint32 of at most 5 bytes from {@code b[pos..limit)} without allocating.
-     *
-     * @return {@code newPosition << 32 | value}, or -1 if it runs past {@code limit}, is longer than 5
-     *     bytes, or exceeds {@link Integer#MAX_VALUE}
-     */
-    static long decodeVarint32(byte[] b, int pos, int limit) {
-        long value = 0;
-        for (int shift = 0; shift <= 28 && pos < limit; shift += 7) {
-            int x = b[pos++];
-            value |= (long) (x & 0x7F) << shift;
-            if (x >= 0) {
-                return value > Integer.MAX_VALUE ? -1 : (long) pos << 32 | value;
-            }
-        }
-        return -1;
-    }
-
-    /** Writes {@code value} (non-negative) as a varint32 at {@code b[pos]}; returns the new position. */
-    static int putVarint32(byte[] b, int pos, int value) {
-        while ((value & ~0x7F) != 0) {
-            b[pos++] = (byte) (value & 0x7F | 0x80);
-            value >>>= 7;
-        }
-        b[pos++] = (byte) value;
-        return pos;
     }
 }

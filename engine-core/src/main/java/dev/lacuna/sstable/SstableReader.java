@@ -6,6 +6,7 @@ import dev.lacuna.storage.CorruptionException;
 import dev.lacuna.storage.StorageIOException;
 import dev.lacuna.base.InternalIterator;
 import dev.lacuna.base.InternalKey;
+import dev.lacuna.base.Varints;
 import dev.lacuna.vfs.VfsFile;
 import java.io.EOFException;
 import java.io.IOException;
@@ -255,7 +256,7 @@ public final class SstableReader implements AutoCloseable {
                 return size;
             }
             case SstableFormat.LZ4_COMPRESSION -> {
-                long r = SstableFormat.decodeVarint32(stored, 0, size);
+                long r = Varints.decode32(stored, 0, size);
                 if (r < 0) {
                     throw new CorruptionException(name, offset, what + ": bad uncompressed length");
                 }

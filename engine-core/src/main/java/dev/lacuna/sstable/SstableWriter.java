@@ -6,6 +6,7 @@ import static dev.lacuna.sstable.SstableFormat.BLOCK_TRAILER_SIZE;
 
 import dev.lacuna.storage.StorageIOException;
 import dev.lacuna.base.InternalKey;
+import dev.lacuna.base.Varints;
 import dev.lacuna.vfs.VfsFile;
 import java.io.IOException;
 import java.util.Arrays;
@@ -114,7 +115,7 @@ public final class SstableWriter {
         }
         boolean newUserKey = true;
         if (lastKeyLength >= 0) {
-            if (SstableFormat.compareInternal(lastKey, 0, lastKeyLength, internalKey, 0, keyLength) >= 0) {
+            if (InternalKey.compare(lastKey, 0, lastKeyLength, internalKey, 0, keyLength) >= 0) {
                 throw new IllegalArgumentException("keys must be added in strictly increasing order");
             }
             int userLength = keyLength - InternalKey.TRAILER_SIZE;
@@ -309,7 +310,7 @@ public final class SstableWriter {
             if (compressBuffer.length < bound) {
                 compressBuffer = new byte[bound];
             }
-            int header = SstableFormat.putVarint32(compressBuffer, 0, length);
+            int header = Varints.encode(compressBuffer, 0, length);
             int n = compressor.compress(contents, 0, length, compressBuffer, header, bound - header);
             // Keep the compressed form only if it saves at least 1/8, as LevelDB does.
             if (header + n <= length - length / 8) {

@@ -1,0 +1,166 @@
+package dev.lacuna.lsm;
+
+import dev.lacuna.manifest.VersionEdit;
+import dev.lacuna.storage.StorageIOException;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The keyspaces of a store, apart from its reads and writes (as RocksDB keeps column families beside its
+ * DB): creating one, replacing its descriptor, flushing it and dropping it. Each change is made under the
+ * commit lock, durably in the manifest, and installs the new set of trees whole, so that writes see either
+ * the old keyspaces or the new. {@link LsmStore} delegates to it.
+ */
+final class Keyspaces {
+    private final Db db;
+    private final Background background;
+
+    Keyspaces(Db db, Background background) {
+        this.db = db;
+        this.background = background;
+    }
+
+    /** See {@link LsmStore#createKeyspace(int, byte[], Map)}. */
+    Keyspace create(int partitions, byte[] descriptor, Map<String, Long> checkpoints) {
+        if (partitions < 1 || partitions > 1024 || Integer.bitCount(partitions) != 1) {
+            throw new IllegalArgumentException("partitions must be a power of two from 1 to 1024: " + partitions);
+        }
+        db.checkWritable();
+        db.commitLock.lock();
+        try {
+            db.checkWritable();
+            checkpoints.forEach(db.wal::setCheckpoint); // no trim may pass them before the manifest has them
+            VersionEdit.Keyspace k = db.versions.createKeyspace(partitions, descriptor, checkpoints,
+                    db.loggedSequence);
+            Tree[] next = Arrays.copyOf(db.trees, db.versions.allocatedTrees());
+            for (int t = k.firstTree(); t < k.firstTree() + partitions; t++) {
+                next[t] = new Tree(t);
+            }
+            db.installTrees(next, db.versions.keyspaces());
+            return new Keyspace(k.id(), k.partitions(), k.descriptor());
+        } catch (IOException e) {
+            db.setBackgroundError(e);
+            throw new StorageIOException("cannot create keyspace: " + e.getMessage(), e);
+        } finally {
+            db.commitLock.unlock();
+        }
+    }
+
+    /** See {@link LsmStore#updateKeyspace}. */
+    void update(int id, byte[] descriptor) {
+        db.checkWritable();
+        db.commitLock.lock();
+        try {
+            db.checkWritable();
+            db.versions.updateKeyspace(id, descriptor, db.loggedSequence);
+        } catch (IOException e) {
+            db.setBackgroundError(e);
+            throw new StorageIOException("cannot update keyspace " + id + ": " + e.getMessage(), e);
+        } finally {
+            db.commitLock.unlock();
+        }
+    }
+
+    /** See {@link LsmStore#dropKeyspaces}. */
+    void drop(List<Integer> ids, List<String> checkpoints) {
+        for (int id : ids) {
+            if (id == 0) {
+                throw new IllegalArgumentException("keyspace 0 cannot be dropped");
+            }
+        }
+        db.checkWritable();
+        List<Tree> dropping = new ArrayList<>();
+        db.commitLock.lock();
+        try {
+            for (int id : ids) {
+                if (db.route(id) == null) {
+                    throw new IllegalArgumentException("no keyspace " + id);
+                }
+            }
+            Db.Route[] routes = db.routes.clone();
+            for (int id : ids) {
+                Db.Route route = db.route(id);
+                routes[id] = null;
+                for (int t = route.firstTree(); t < route.firstTree() + route.partitions(); t++) {
+                    Tree tree = db.trees[t];
+                    tree.dropped = true;
+                    tree.switchMemtable();
+                    dropping.add(tree);
+                }
+            }
+            db.routes = routes; // writes to them fail from here on
+        } finally {
+            db.commitLock.unlock();
+        }
+        // Their memtables are flushed the ordinary way (memory and log bookkeeping stay simple), then the
+        // files go with the keyspaces in one manifest edit.
+        awaitFlushed(dropping, "dropping keyspaces " + ids);
+        try {
+            for (Tree tree : dropping) {
+                tree.awaitAndStartCompaction(); // held for good: the tree is gone
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new StorageIOException("interrupted while dropping keyspaces " + ids, e);
+        }
+        db.commitLock.lock();
+        try {
+            db.checkWritable();
+            db.versions.dropKeyspaces(ids, checkpoints, db.loggedSequence);
+            checkpoints.forEach(db.wal::removeCheckpoint);
+            Tree[] next = db.trees.clone();
+            dropping.forEach(t -> next[t.id] = null);
+            db.installTrees(next, db.versions.keyspaces());
+        } catch (IOException e) {
+            db.setBackgroundError(e);
+            throw new StorageIOException("cannot drop keyspaces " + ids + ": " + e.getMessage(), e);
+        } finally {
+            db.commitLock.unlock();
+        }
+    }
+
+    /** See {@link LsmStore#flushKeyspace}. */
+    void flush(int id) {
+        db.checkWritable();
+        List<Tree> trees = new ArrayList<>();
+        db.commitLock.lock();
+        try {
+            Db.Route route = db.route(id);
+            if (route == null) {
+                throw new IllegalArgumentException("no keyspace " + id);
+            }
+            for (int t = route.firstTree(); t < route.firstTree() + route.partitions(); t++) {
+                db.trees[t].switchMemtable();
+                trees.add(db.trees[t]);
+            }
+        } finally {
+            db.commitLock.unlock();
+        }
+        awaitFlushed(trees, "flushing keyspace " + id);
+    }
+
+    /** See {@link LsmStore#keyspaces}. */
+    List<Keyspace> list() {
+        return db.versions.keyspaces().stream().map(k -> new Keyspace(k.id(), k.partitions(), k.descriptor())).toList();
+    }
+
+    /** Schedules flushes of {@code trees}' frozen memtables and waits until none is left. */
+    private void awaitFlushed(List<Tree> trees, String doing) {
+        trees.forEach(background::scheduleFlush);
+        try {
+            synchronized (db.progress) {
+                while (trees.stream().anyMatch(t -> t.immutableCount() > 0) && db.backgroundError() == null
+                        && !db.closed) {
+                    db.progress.wait(100);
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new StorageIOException("interrupted while " + doing, e);
+        }
+        db.checkWritable();
+    }
+}

@@ -1,0 +1,146 @@
+package dev.lacuna.lsm;
+
+import dev.lacuna.kv.KvOptions;
+import dev.lacuna.kv.WriteBatch;
+import dev.lacuna.sstable.BlockCache;
+import dev.lacuna.storage.CorruptionException;
+import dev.lacuna.storage.StorageIOException;
+import dev.lacuna.vfs.VfsLock;
+import dev.lacuna.wal.Wal;
+import dev.lacuna.wal.WalReader;
+import dev.lacuna.wal.WalRecord;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.Set;
+import java.util.function.BiFunction;
+
+/**
+ * Opening a store and recovering it from a crash, apart from what an open store does (as Pebble's
+ * {@code open.go} beside {@code db.go}): lock the directory, check it whole ({@link OpenCheck}: nothing is
+ * written or deleted before), start a new manifest, delete the tables it does not name, and replay into the
+ * memtables every write of the log the tables do not hold. If any step
+ * fails — starting the store included — what was opened is closed and the lock released.
+ */
+final class Recovery {
+    /** The file whose lock keeps a second process out of the directory. */
+    static final String LOCK_FILE = "LOCK";
+    /** The log's directory, inside the store's. */
+    static final String WAL_DIR = "wal";
+
+    private Recovery() {
+    }
+
+    /**
+     * Opens the store in {@code dir}, creating it if needed, recovers it, and hands the state and the
+     * directory lock to {@code start}, whose result it returns.
+     *
+     * @throws StorageIOException if the file system fails or another process has the store open
+     */
+    static <T> T open(Path dir, KvOptions options, BiFunction<Db, VfsLock, T> start) {
+        VfsLock lock = null;
+        Db db = null;
+        try {
+            options.vfs().mkdirs(dir);
+            lock = options.vfs().lock(dir.resolve(LOCK_FILE));
+            db = new Db(options, dir, new SstableCache(options.vfs(), dir, new BlockCache(options.blockCacheBytes())));
+            Db d = db;
+            Path walDir = dir.resolve(WAL_DIR);
+            // Everything is checked before anything is written or deleted (OpenCheck).
+            OpenCheck.currentOrEmpty(db, walDir);
+            db.versions = VersionSet.open(options.vfs(), dir, options.partitions(), options.maxManifestBytes(),
+                    d::deleteObsoleteFile);
+            OpenCheck.tablesPresent(db);
+            db.wal = Wal.open(options.vfs(), walDir, options.wal(), (first, last) -> OpenCheck.logCovers(d, walDir,
+                    first, last));
+            db.versions.startManifest();
+            deleteUnreferencedTables(db);
+            Tree[] trees = new Tree[db.versions.allocatedTrees()];
+            for (int i = 0; i < trees.length; i++) {
+                if (!db.versions.isDropped(i)) {
+                    trees[i] = new Tree(i);
+                }
+            }
+            db.installTrees(trees, db.versions.keyspaces());
+            db.versions.checkpoints().forEach(db.wal::setCheckpoint); // before anything trims the log
+            replayLog(db);
+            return start.apply(db, lock);
+        } catch (IOException e) {
+            abandon(db, lock, e);
+            throw new StorageIOException("cannot open store in " + dir + ": " + e.getMessage(), e);
+        } catch (RuntimeException e) {
+            abandon(db, lock, e);
+            throw e;
+        }
+    }
+
+    /** Writes that the log holds but the tables do not go back into the memtables. */
+    private static void replayLog(Db db) {
+        long start = db.versions.walStartLsn();
+        long first = db.wal.firstLsn();
+        long last = db.wal.lastLsn();
+        long[] flushed = new long[db.trees.length];
+        for (Tree tree : db.live) {
+            flushed[tree.id] = db.versions.flushedLsn(tree.id);
+        }
+        long memory = 0;
+        try (WalReader reader = db.wal.reader(Math.max(start, first))) {
+            for (WalRecord r = reader.next(); r != null; r = reader.next()) {
+                for (WriteBatch.Op op : BatchCodec.decode(r.payload(), "log record " + r.lsn())) {
+                    if (op.kind() == WriteBatch.KIND_LOG_ONLY) {
+                        continue;
+                    }
+                    int t = db.treeOrNone(op.key());
+                    if (t >= 0 && r.lsn() > flushed[t]) { // t < 0: its keyspace was dropped
+                        Memtable mem = db.trees[t].mem();
+                        long before = mem.bytes();
+                        mem.add(op.key(), r.lsn(), op.kind(), op.value());
+                        memory += mem.bytes() - before;
+                    }
+                }
+            }
+        }
+        db.memoryUsed.set(memory);
+        db.visibility.recovered(Math.max(last, 0));
+    }
+
+    /** Tables the manifest does not name were being written when the store last stopped: delete them. */
+    private static void deleteUnreferencedTables(Db db) throws IOException {
+        Set<Long> live = db.versions.liveFiles();
+        for (String name : db.vfs.list(db.dir)) {
+            if (name.endsWith(".sst")) {
+                try {
+                    long number = Long.parseLong(name.substring(0, name.length() - 4));
+                    if (!live.contains(number)) {
+                        db.vfs.delete(db.dir.resolve(name));
+                    }
+                } catch (NumberFormatException e) {
+                    // not one of ours
+                }
+            }
+        }
+    }
+
+    /** Closes what a failed open had opened, adding what else fails to {@code primary}. */
+    private static void abandon(Db db, VfsLock lock, Exception primary) {
+        if (db != null) {
+            try {
+                if (db.wal != null) {
+                    db.wal.close();
+                }
+                if (db.versions != null) {
+                    db.versions.close();
+                }
+                db.tables.close();
+            } catch (IOException | RuntimeException e) {
+                primary.addSuppressed(e);
+            }
+        }
+        if (lock != null) {
+            try {
+                lock.close();
+            } catch (IOException e) {
+                primary.addSuppressed(e);
+            }
+        }
+    }
+}

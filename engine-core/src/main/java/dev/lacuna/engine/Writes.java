@@ -30,8 +30,8 @@ import java.util.concurrent.locks.Lock;
  * The item write path (ARCHITECTURE.md, "Write path"), top to bottom: hold the tables' write locks (so
  * their index specifications stay as read), check the request completely ({@link PreparedWrite}), take the
  * items' lock stripes, read the items as they stand (the before-images), evaluate every condition, compute
- * the after-images, and log them as one record, which also makes them visible; release the locks, then wait
- * for the durability asked. A single write, a batch and a transaction differ only in what a failed
+ * the after-images, and log them as one record; release the locks, then wait for the durability asked (a
+ * {@code SYNC} write becomes visible once its fsync returned). A single write, a batch and a transaction differ only in what a failed
  * condition does.
  */
 final class Writes {

@@ -65,10 +65,14 @@ public final class KvStore implements AutoCloseable {
     }
 
     /**
-     * Applies {@code batch} atomically like {@link #write}, but returns as soon as it is logged and
-     * visible, before the log is forced: call {@link #awaitDurable} with the result before acknowledging
-     * it. Lets a caller release its own locks before waiting for the disk, so that concurrent writers
-     * share one fsync.
+     * Applies {@code batch} atomically like {@link #write}, but returns as soon as it is logged, before the
+     * log is forced: call {@link #awaitDurable} with the result before acknowledging it. Lets a caller
+     * release its own locks before waiting for the disk, so that concurrent writers share one fsync.
+     *
+     * <p>A {@code SYNC} write made this way is not visible to {@link #get} until its fsync returned. A
+     * caller that, under its own lock, reads a value to compute the next one must therefore read with
+     * {@link #getForUpdate} (which sees such pending writes), and before it reports anything that rests on
+     * what it read, wait with {@link #awaitVisible} for the {@link #loggedSequence} it read at.
      */
     public long writeNoWait(WriteBatch batch, Durability durability) {
         return store.writeNoWait(batch, durability);
@@ -77,6 +81,29 @@ public final class KvStore implements AutoCloseable {
     /** Waits until the write with sequence {@code lsn} is as durable as {@code durability} asks. */
     public void awaitDurable(long lsn, Durability durability) {
         store.awaitDurable(lsn, durability);
+    }
+
+    /**
+     * Waits until reads see every write up to {@code lsn}, forcing the log if a {@code SYNC} write up to there
+     * still waits for its fsync.
+     */
+    public void awaitVisible(long lsn) {
+        store.awaitVisible(lsn);
+    }
+
+    /** The sequence number of the newest logged write, visible or not. */
+    public long loggedSequence() {
+        return store.loggedSequence();
+    }
+
+    /**
+     * The newest value of {@code key}, including writes logged but not yet visible (a {@code SYNC} write
+     * waiting for its fsync): for a caller that holds its own lock on the key and computes the next value
+     * from it (see {@link #writeNoWait}). Reading with {@link #get} there would miss a pending write and lose
+     * its update.
+     */
+    public byte[] getForUpdate(byte[] key) {
+        return store.getForUpdate(key);
     }
 
     /** The value of {@code key}, or null if it has none. */

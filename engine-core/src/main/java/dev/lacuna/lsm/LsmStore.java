@@ -110,10 +110,14 @@ public final class LsmStore implements AutoCloseable {
     }
 
     /**
-     * Applies {@code batch} atomically like {@link #write}, but returns as soon as it is logged and
-     * visible, before the log is forced: call {@link #awaitDurable} with the result before acknowledging
-     * it. Lets a caller release its own locks before waiting for the disk, so that concurrent writers
-     * share one fsync.
+     * Applies {@code batch} atomically like {@link #write}, but returns as soon as it is logged, before the
+     * log is forced: call {@link #awaitDurable} with the result before acknowledging it. Lets a caller
+     * release its own locks before waiting for the disk, so that concurrent writers share one fsync.
+     *
+     * <p>A {@code SYNC} write made this way is not visible to {@link #get} until its fsync returned. A
+     * caller that, under its own lock, reads a value to compute the next one must therefore read with
+     * {@link #getForUpdate} (which sees such pending writes), and before it reports anything that rests on
+     * what it read, wait with {@link #awaitVisible} for the {@link #loggedSequence} it read at.
      */
     public long writeNoWait(WriteBatch batch, Durability durability) {
         return writes.write(batch, durability, false);
@@ -334,11 +338,11 @@ public final class LsmStore implements AutoCloseable {
     /** A snapshot of the store as of now; close it when done. */
     public KvSnapshot snapshot() {
         db.checkOpen();
-        db.commitLock.lock();
-        try {
+        // The sequence is read and registered in one step under the snapshot list's monitor: a flush raises
+        // the visible sequence before it reads the list, so it either sees this snapshot or the snapshot sees
+        // what the flush keeps (it drops only versions that a visible newer one hides).
+        synchronized (db.snapshots) {
             return new StoreSnapshot(db.visibleSequence, db.snapshots);
-        } finally {
-            db.commitLock.unlock();
         }
     }
 

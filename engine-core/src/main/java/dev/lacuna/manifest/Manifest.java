@@ -82,8 +82,9 @@ public final class Manifest implements AutoCloseable {
     /**
      * Reads every edit of one manifest file. A trailing edit cut short by a crash is ignored; damage anywhere
      * else is a {@link CorruptionException}. The two look alike at the bad record (a length past the end, a
-     * checksum mismatch, zeros), so the rest of the file decides: a crash tears only the last append, so if a
-     * well-formed record follows the bad one, the bad one is damage to an edit that was acknowledged.
+     * checksum mismatch, zeros), so the rest of the file decides: a crash tears only the last append, so if
+     * well-formed records follow the bad one up to the end of the file, the bad one is damage to an edit that
+     * was acknowledged.
      */
     static List<VersionEdit> readEdits(VfsFile f) throws IOException {
         long size = f.size();
@@ -144,17 +145,31 @@ public final class Manifest implements AutoCloseable {
     }
 
     /**
-     * The offset of the first well-formed record at or after {@code from}, or -1. An empty record (length 0)
-     * does not count: eight bytes can match by chance in zeros or garbage more easily than a real edit.
+     * The offset of the first record at or after {@code from} that starts a chain of well-formed records
+     * ending exactly at the end of the file, or -1: what acknowledged edits after a damaged one look like.
+     * The chain to the end is what tells them from bytes inside a torn last edit that happen to look like a
+     * record (edits carry user keys, which can hold anything): those run into the tear, not to the end.
+     * Empty records (length 0) do not count: eight bytes match by chance in zeros or garbage too easily.
      */
     private static int nextWellFormedRecord(byte[] file, int from) {
         for (int pos = from; pos + RECORD_HEADER_SIZE <= file.length; pos++) {
             int length = wellFormedRecord(file, pos);
-            if (length > 0) {
+            if (length > 0 && chainsToEnd(file, pos)) {
                 return pos;
             }
         }
         return -1;
+    }
+
+    private static boolean chainsToEnd(byte[] file, int pos) {
+        while (pos < file.length) {
+            int length = wellFormedRecord(file, pos);
+            if (length <= 0) {
+                return false;
+            }
+            pos += RECORD_HEADER_SIZE + length;
+        }
+        return pos == file.length;
     }
 
     private static String damage(byte[] file, int pos) {

@@ -52,6 +52,7 @@ final class Recovery {
             OpenCheck.tablesPresent(db);
             db.wal = Wal.open(options.vfs(), walDir, options.wal(), (first, last) -> OpenCheck.logCovers(d, walDir,
                     first, last));
+            db.wal.onDurable(d.visibility::durable); // every fsync makes what it covers visible
             db.versions.startManifest();
             deleteUnreferencedTables(db);
             Tree[] trees = new Tree[db.versions.allocatedTrees()];

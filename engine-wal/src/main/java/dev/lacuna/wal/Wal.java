@@ -14,6 +14,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.function.LongConsumer;
 import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
@@ -70,6 +71,7 @@ public final class Wal implements AutoCloseable {
 
     private volatile Visible visible;
     private final AtomicLong durableLsn;
+    private volatile LongConsumer durableListener = lsn -> { };
     private volatile Throwable failure;
 
     private final Object tail = new Object();
@@ -646,8 +648,19 @@ public final class Wal implements AutoCloseable {
         }
     }
 
+    /**
+     * Calls {@code listener} with the durable LSN each time the log is made durable further (by a group
+     * commit, a segment roll or close), from the thread that did it: the store above learns of every fsync,
+     * not only of those its waiting writers see. Set it before the first append; it must not block or call
+     * back into the log.
+     */
+    public void onDurable(LongConsumer listener) {
+        this.durableListener = Objects.requireNonNull(listener, "listener");
+    }
+
     private void madeDurable(long upTo) {
         long before = durableLsn.getAndAccumulate(upTo, Math::max);
+        durableListener.accept(Math.max(before, upTo));
         long group = upTo - before;
         fsyncs.incrementAndGet();
         if (group > 0) {

@@ -8,8 +8,10 @@
  * compactions, with {@link CompactionStream} deciding what each keeps; {@link VersionSet} holds each tree's
  * {@link Version} and makes changes durable through the manifest. A tree is one hash partition of one
  * {@link Keyspace}; all trees share one log, memory budget, block cache and thread pool.
- * {@link Recovery} opens the store and replays the log (layouts in FORMAT.md beside it); {@link Keyspaces}
- * creates, updates, flushes and drops keyspaces.
+ * {@link Visibility} decides when logged writes become visible (a {@code SYNC} one once its fsync returned).
+ * {@link Recovery} opens the store and replays the log (layouts in FORMAT.md beside it), after
+ * {@link OpenCheck} has checked the directory whole; {@link Keyspaces} creates, updates, flushes and drops
+ * keyspaces.
  *
  * <p>Internal: not exported. {@code dev.lacuna.kv.KvStore} is its public face; the item engine uses
  * {@code LsmStore} whole (keyspaces, {@link KvLogReader}s, checkpoints, unlogged writes of derived

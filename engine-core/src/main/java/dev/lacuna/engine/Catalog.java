@@ -141,16 +141,17 @@ final class Catalog implements AutoCloseable {
         Instant now = clock.instant();
         List<IndexRef> refs = new ArrayList<>();
         for (IndexSpec index : spec.indexes()) {
-            refs.add(new IndexRef(index.name(), createIndexKeyspace(spec, index), false));
+            int keyspace = createIndexKeyspace(spec, index);
+            if (index.kind() == IndexSpec.Kind.GLOBAL) {
+                // Before the table exists: once its keyspace is durable, an open starts the index's updater
+                // from this checkpoint, so it must be there. A crash before the table's keyspace leaves an
+                // orphan index keyspace and checkpoint, which the next open drops.
+                kv.setLogCheckpoint(LiveIndex.checkpointName(keyspace), kv.lastSequence());
+            }
+            refs.add(new IndexRef(index.name(), keyspace, false));
         }
         Keyspace k = kv.createKeyspace(spec.partitions(), TableCodec.encode(spec, now, refs));
-        TableSchema t = new TableSchema(k.id(), spec, now, refs, List.of());
-        for (IndexSpec index : spec.indexes()) {
-            if (index.kind() == IndexSpec.Kind.GLOBAL) {
-                kv.setLogCheckpoint(LiveIndex.checkpointName(t.indexKeyspace(index.name())), kv.lastSequence());
-            }
-        }
-        return open(t).describe();
+        return open(new TableSchema(k.id(), spec, now, refs, List.of())).describe();
     }
 
     private int createIndexKeyspace(TableSpec table, IndexSpec index) {

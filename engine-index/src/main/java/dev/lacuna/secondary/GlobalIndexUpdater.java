@@ -12,6 +12,7 @@ import dev.lacuna.index.IndexMaintainer;
 import dev.lacuna.index.ItemChange;
 import dev.lacuna.kv.KvSnapshot;
 import dev.lacuna.kv.WriteBatch;
+import dev.lacuna.storage.LacunaException;
 import java.time.Duration;
 import java.util.List;
 
@@ -248,7 +249,10 @@ final class GlobalIndexUpdater implements IndexMaintainer {
         synchronized (progress) {
             while (applied < lsn) {
                 if (error != null) {
-                    throw new IllegalStateException("index " + context.index().name() + " failed", error);
+                    // Worded as a query that finds the index failed already words it (Queries), and of the
+                    // API's type: the reader waiting here is an embedder's query.
+                    throw new LacunaException("index " + context.index().name() + " of table " + context.table().name()
+                            + " is " + IndexStatus.FAILED + ": " + error.getMessage(), error);
                 }
                 long left = deadline - System.nanoTime();
                 if (left <= 0 || stopping) {

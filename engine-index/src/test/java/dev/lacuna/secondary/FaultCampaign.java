@@ -50,11 +50,13 @@ final class FaultCampaign {
      * @param injected the failure the run's fault produced (null if the run ended before operation k)
      * @param ops      I/O operations the run made before the power loss
      * @param counts   operations by kind, those of the close after the power loss included
+     * @param steps    workload steps made ({@link CampaignWorkload#STEPS} unless it gave up)
+     * @param failures calls that failed, by exception class (see {@link CampaignWorkload#failures})
      * @param crashedIfClean for a run without a fault, what the power loss left (before the check opened it)
      */
     record Run(Point point, String injected, long ops, Map<FaultyVfs.Op, Long> counts, long acknowledged,
-               KvStats stats, CampaignWorkload workload, CampaignCheck.Verdict verdict, long workloadNanos,
-               long checkNanos, MemVfs crashedIfClean) {
+               KvStats stats, int steps, Map<String, String> failures, List<String> failuresAfterReopen,
+               CampaignCheck.Verdict verdict, long workloadNanos, long checkNanos, MemVfs crashedIfClean) {
         /** Whether the run had the fault it asked for (a run that asked for none always has). */
         boolean fired() {
             return point == null || injected != null;
@@ -126,8 +128,10 @@ final class FaultCampaign {
         long checkStart = System.nanoTime();
         MemVfs kept = point == null ? crashed.crashClone() : null;
         CampaignCheck.Verdict verdict = CampaignCheck.check(crashed, model);
-        return new Run(point, faulty.firstInjected(), ops, counts, model.acknowledged(), stats,
-                workload, verdict, checkStart - start, System.nanoTime() - checkStart, kept);
+        // The workload and the model are not kept: 2,000 runs' file systems would fill the heap.
+        return new Run(point, faulty.firstInjected(), ops, counts, model.acknowledged(), stats, workload.steps,
+                Map.copyOf(workload.failures), List.copyOf(workload.failuresAfterReopen), verdict,
+                checkStart - start, System.nanoTime() - checkStart, kept);
     }
 
     private static void read(CampaignWorkload workload, CampaignModel model, Random random, AtomicBoolean stop) {
@@ -206,6 +210,9 @@ final class FaultCampaign {
         long acknowledged;
         final Map<FaultyVfs.Fault, Integer> byFault = new EnumMap<>(FaultyVfs.Fault.class);
         final List<String> problems = new ArrayList<>();
+        /** Runs in which a call failed with each kind of exception (the first message of each kept as an example). */
+        final Map<String, Integer> failureKinds = new java.util.TreeMap<>();
+        final Map<String, String> failureExamples = new java.util.TreeMap<>();
         /** A few points that never fired, for the report. */
         final List<String> notFiredExamples = new ArrayList<>();
         int runsWithProblems;
@@ -219,6 +226,10 @@ final class FaultCampaign {
                 return;
             }
             points++;
+            run.failures().forEach((kind, example) -> {
+                failureKinds.merge(kind, 1, Integer::sum);
+                failureExamples.putIfAbsent(kind, example);
+            });
             if (run.point() != null) {
                 byFault.merge(run.point().fault(), 1, Integer::sum);
             }
@@ -235,8 +246,8 @@ final class FaultCampaign {
                 runsWithProblems++;
                 if (problems.size() < 30) {
                     problems.add("point " + run.point() + " (" + run.injected() + "; workload failures "
-                            + run.workload().failures + (run.workload().failuresAfterReopen.isEmpty() ? ""
-                            : ", after the reopen " + run.workload().failuresAfterReopen) + "): "
+                            + run.failures() + (run.failuresAfterReopen().isEmpty() ? ""
+                            : ", after the reopen " + run.failuresAfterReopen()) + "): "
                             + String.join("; ", v.problems().subList(0, Math.min(4, v.problems().size()))));
                 }
             }

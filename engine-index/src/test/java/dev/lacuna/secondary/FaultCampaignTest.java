@@ -52,8 +52,8 @@ class FaultCampaignTest {
         System.out.println("fault campaign, run without a fault: " + clean.ops() + " I/O operations "
                 + clean.counts() + ", " + clean.acknowledged() + " acknowledged writes, " + describe(clean));
         assertThat(clean.verdict().problems()).as("the run without a fault").isEmpty();
-        assertThat(clean.workload().failures).as("calls that failed without a fault").isEmpty();
-        assertThat(clean.workload().steps).isEqualTo(CampaignWorkload.STEPS);
+        assertThat(clean.failures()).as("calls that failed without a fault").isEmpty();
+        assertThat(clean.steps()).isEqualTo(CampaignWorkload.STEPS);
         // The workload must do what it claims to: flush, compact, rewrite the manifest, roll the log.
         assertThat(clean.stats().flushes()).as("flushes").isPositive();
         assertThat(clean.stats().compactions()).as("compactions").isPositive();
@@ -89,6 +89,8 @@ class FaultCampaignTest {
                 + summary.unexplained + ", refused opens that deleted or changed a file: "
                 + summary.refusalsTouchingFiles + "; " + (System.nanoTime() - start) / 1_000_000 + " ms on " + threads
                 + " threads)");
+        System.out.println("  calls failed with (runs): " + summary.failureKinds);
+        summary.failureExamples.forEach((kind, example) -> System.out.println("    " + kind + ", e.g. " + example));
         if (summary.notFired > 0) {
             System.out.println("  never fired, for example: " + summary.notFiredExamples);
         }

@@ -147,14 +147,18 @@ final class Background {
     }
 
     /**
-     * Writes a frozen memtable as a level-0 table. The log is made durable up to the memtable's last
-     * write first, so the manifest never claims data the log could lose. Versions every snapshot cannot
+     * Writes a frozen memtable as a level-0 table. The log is made durable (and so visible) up to the
+     * memtable's last write first, so the manifest never claims data the log could lose. Versions every snapshot cannot
      * see are dropped, and so are deletions of keys no table may hold (a queue's put and delete often
      * meet in one memtable and then never reach a file). The edit also moves the log's start past
      * everything now in tables, and the log is trimmed after it.
      */
     void flush(Tree tree, Memtable imm) throws IOException {
         db.wal.awaitDurable(imm.maxSequence());
+        // Every write of the memtable is durable now, so visible too: the flush keeps only the newest version
+        // of a key that no snapshot needs, and were that a SYNC write whose writer has not yet seen its fsync
+        // return, readers (at the visible sequence, below it) would find no version of the key at all.
+        db.visibility.durable(db.wal.durableLsn());
         Version base = db.versions.acquire(tree.id);
         List<FileMeta> files;
         long dropped;

@@ -39,6 +39,7 @@ public interface IndexMaintainer extends AutoCloseable {
      * Waits until every write up to {@code lsn} is applied to the index.
      *
      * @return false if {@code timeout} passed first
+     * @throws dev.lacuna.storage.LacunaException if the maintainer has failed (status {@code FAILED})
      */
     boolean awaitApplied(long lsn, Duration timeout) throws InterruptedException;
 

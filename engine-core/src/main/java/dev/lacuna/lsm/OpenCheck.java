@@ -7,31 +7,29 @@ import java.nio.file.Path;
 
 /**
  * What an open checks before it writes or deletes anything, so that an open that refuses leaves the
- * directory as it found it: that a directory without {@code CURRENT} holds no store's files (else it is a
- * store that lost its pointer, not a new one), that every table the manifest names exists, and that the log
+ * directory as it found it: that a directory without {@code CURRENT} holds no data, tables or log records
+ * (else it is a store that lost its pointer, not a new one), that every table the manifest names exists, and that the log
  * still holds every record the tables do not. Only then is a new manifest written and are leftovers deleted.
  */
 final class OpenCheck {
     private OpenCheck() {
     }
 
-    /** Refuses a directory that holds manifests, tables or log segments but no {@code CURRENT}. */
-    static void currentOrEmpty(Db db, Path walDir) throws IOException {
+    /**
+     * Whether the directory is a new store (no {@code CURRENT}); refuses one without {@code CURRENT} that holds
+     * tables. A manifest alone, or log segments without records, are what a crash during a new store's first
+     * open leaves: no data, so the store is new. (A log with records is refused by {@link #logCovers}.)
+     */
+    static boolean isNew(Db db) throws IOException {
         if (db.vfs.exists(db.dir.resolve(Manifest.CURRENT))) {
-            return;
+            return false;
         }
         for (String name : db.vfs.list(db.dir)) {
-            if (name.startsWith("MANIFEST-") || name.endsWith(".sst")) {
+            if (name.endsWith(".sst")) {
                 throw refused(db, name);
             }
         }
-        if (db.vfs.exists(walDir)) {
-            for (String name : db.vfs.list(walDir)) {
-                if (name.endsWith(".wal")) {
-                    throw refused(db, "wal/" + name);
-                }
-            }
-        }
+        return true;
     }
 
     private static CorruptionException refused(Db db, String found) {
@@ -51,8 +49,14 @@ final class OpenCheck {
         }
     }
 
-    /** Refuses a log that no longer holds the records from where recovery must replay. */
-    static void logCovers(Db db, Path walDir, long first, long last) {
+    /**
+     * Refuses a log that no longer holds the records from where recovery must replay, or that holds records
+     * of a store without {@code CURRENT} ({@code isNew}).
+     */
+    static void logCovers(Db db, Path walDir, boolean isNew, long first, long last) {
+        if (isNew && last >= first) {
+            throw refused(db, "log records " + first + " to " + last + " in " + walDir.getFileName());
+        }
         long start = db.versions.walStartLsn();
         if (start <= last && first > start) {
             throw new CorruptionException(walDir.toString(), 0, "the log starts at LSN " + first

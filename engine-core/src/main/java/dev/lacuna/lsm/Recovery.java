@@ -46,12 +46,12 @@ final class Recovery {
             Db d = db;
             Path walDir = dir.resolve(WAL_DIR);
             // Everything is checked before anything is written or deleted (OpenCheck).
-            OpenCheck.currentOrEmpty(db, walDir);
+            boolean isNew = OpenCheck.isNew(db);
             db.versions = VersionSet.open(options.vfs(), dir, options.partitions(), options.maxManifestBytes(),
                     d::deleteObsoleteFile);
             OpenCheck.tablesPresent(db);
             db.wal = Wal.open(options.vfs(), walDir, options.wal(), (first, last) -> OpenCheck.logCovers(d, walDir,
-                    first, last));
+                    isNew, first, last));
             db.wal.onDurable(d.visibility::durable); // every fsync makes what it covers visible
             db.versions.startManifest();
             deleteUnreferencedTables(db);

@@ -47,6 +47,20 @@ class OpenChecksFirstTest {
         refuses(vfs, "wal");
     }
 
+    @Test
+    void shouldOpenAStoreWhoseFirstOpenFailedBeforeItsCurrentWasWritten() {
+        MemVfs mem = new MemVfs();
+        ControlledVfs vfs = new ControlledVfs(mem, "none");
+        vfs.failCreates("CURRENT"); // the first open makes its log and manifest, then cannot name it
+        assertThatThrownBy(() -> LsmStore.open(DIR, options(vfs)).close()).isInstanceOf(RuntimeException.class);
+        vfs.failCreates(null);
+        try (LsmStore kv = LsmStore.open(DIR, KvOptions.builder().vfs(mem.crashClone()).durability(Durability.SYNC)
+                .partitions(1).build())) {
+            kv.put("k".getBytes(StandardCharsets.UTF_8), new byte[] {1});
+            assertThat(kv.get("k".getBytes(StandardCharsets.UTF_8))).isEqualTo(new byte[] {1});
+        }
+    }
+
     /** A store with tables, a manifest and a log. */
     private static MemVfs store() {
         MemVfs vfs = new MemVfs();
@@ -85,7 +99,7 @@ class OpenChecksFirstTest {
         return out;
     }
 
-    private static KvOptions options(MemVfs vfs) {
+    private static KvOptions options(dev.lacuna.vfs.Vfs vfs) {
         return KvOptions.builder().vfs(vfs).durability(Durability.SYNC).partitions(1).build();
     }
 }

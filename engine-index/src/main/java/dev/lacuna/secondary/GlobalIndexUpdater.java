@@ -12,6 +12,7 @@ import dev.lacuna.index.IndexMaintainer;
 import dev.lacuna.index.ItemChange;
 import dev.lacuna.kv.KvSnapshot;
 import dev.lacuna.kv.WriteBatch;
+import dev.lacuna.storage.LacunaException;
 import java.time.Duration;
 import java.util.List;
 
@@ -34,7 +35,7 @@ final class GlobalIndexUpdater implements IndexMaintainer {
     static final long CHECKPOINT_RECORDS = 50_000;
     /** Items per unlogged batch while backfilling. */
     private static final int BACKFILL_BATCH = 512;
-    /** How long a read of the log waits for a record; also how soon close() is noticed. */
+    /** How long a read of the log waits for a record before the updater checks for an idle checkpoint. */
     private static final Duration POLL = Duration.ofMillis(50);
 
     private final IndexContext context;
@@ -50,6 +51,10 @@ final class GlobalIndexUpdater implements IndexMaintainer {
     private volatile boolean stopping;
     private long checkpointed;
     private Thread thread;
+    /** Guards {@link #polling}, so that {@link #close()} interrupts the thread only while it waits for the log. */
+    private final Object pollLock = new Object();
+    /** The thread is inside {@link #poll}: waiting for the next log record. Guarded by {@link #pollLock}. */
+    private boolean polling;
 
     GlobalIndexUpdater(IndexContext context, IndexEntries entries) {
         this.context = context;
@@ -138,7 +143,7 @@ final class GlobalIndexUpdater implements IndexMaintainer {
         long quietSince = System.nanoTime();
         try (ChangeLog log = context.readChanges(from)) {
             while (!stopping) {
-                ChangeRecord record = log.next(POLL);
+                ChangeRecord record = poll(log);
                 if (record == null) {
                     if (applied >= context.lastLsn()) {
                         caughtUpAt = System.nanoTime();
@@ -161,6 +166,37 @@ final class GlobalIndexUpdater implements IndexMaintainer {
             }
             if (applied > checkpointed) {
                 checkpoint(); // closing: a reopen then resumes from here instead of reading the log again
+            }
+        }
+    }
+
+    /**
+     * The next log record, waiting up to {@link #POLL} for one; null if none came or the updater is closing.
+     * Only this wait is ever interrupted (by {@link #close()}), so that closing does not wait out the poll:
+     * an interrupt elsewhere would fail the record being applied or the final checkpoint.
+     */
+    private ChangeRecord poll(ChangeLog log) throws InterruptedException {
+        synchronized (pollLock) {
+            if (stopping) {
+                return null;
+            }
+            polling = true;
+        }
+        try {
+            return log.next(POLL);
+        } catch (InterruptedException e) {
+            if (stopping) {
+                return null;
+            }
+            throw e;
+        } finally {
+            synchronized (pollLock) {
+                polling = false;
+                if (stopping) {
+                    // close() may have interrupted the wait just as it ended: the flag is not meant for the
+                    // final checkpoint that follows.
+                    Thread.interrupted();
+                }
             }
         }
     }
@@ -213,7 +249,10 @@ final class GlobalIndexUpdater implements IndexMaintainer {
         synchronized (progress) {
             while (applied < lsn) {
                 if (error != null) {
-                    throw new IllegalStateException("index " + context.index().name() + " failed", error);
+                    // Worded as a query that finds the index failed already words it (Queries), and of the
+                    // API's type: the reader waiting here is an embedder's query.
+                    throw new LacunaException("index " + context.index().name() + " of table " + context.table().name()
+                            + " is " + IndexStatus.FAILED + ": " + error.getMessage(), error);
                 }
                 long left = deadline - System.nanoTime();
                 if (left <= 0 || stopping) {
@@ -245,8 +284,13 @@ final class GlobalIndexUpdater implements IndexMaintainer {
         if (t == null) {
             return;
         }
-        // No interrupt: an interrupted NIO read closes the channel it reads. The thread polls the log and
-        // checks the flag between records and between backfilled items.
+        synchronized (pollLock) {
+            if (polling) {
+                // Wakes it from its wait for the log (NioVfs reads survive an interrupt should it be reading
+                // a segment); otherwise it sees the flag between records and between backfilled items.
+                t.interrupt();
+            }
+        }
         boolean interrupted = false;
         while (t.isAlive()) {
             try {

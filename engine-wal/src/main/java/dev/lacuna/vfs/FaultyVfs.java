@@ -10,21 +10,28 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * A {@link Vfs} that wraps another and makes chosen operations fail, to test how callers handle I/O
- * errors: a single failed fsync ({@link #failNth}), a dead disk ({@link #failFrom}) or a full disk
- * ({@link #diskFullAfter}). Every file it opens is wrapped too, so rules reach writes and forces made
- * through those handles.
+ * A {@link Vfs} that wraps another, counts every operation made through it and makes chosen operations
+ * fail, to test how callers handle I/O errors: a single failed fsync ({@link #failNth}), a dead disk
+ * ({@link #failFrom}), a full disk ({@link #diskFullAfter}), or the {@code n}-th operation of any kind
+ * failing in one of the ways a disk fails ({@link #failOperation}: an error, a disk filling up in the
+ * middle of a write, a torn write). Every file it opens is wrapped too, so rules reach the reads, writes
+ * and forces made through those handles.
  *
- * <p>An operation that fails by rule does not reach the delegate at all, except that the write crossing
- * a {@link #diskFullAfter} limit first writes the bytes that fit, as a real full disk does. Operations
- * not covered by {@link Op} (reads, truncation, listing, locking, ...) always pass through.
+ * <p>Every operation that can fail with an {@link IOException} is counted, by kind ({@link Op}) and
+ * overall; only {@link Vfs#exists} (which cannot fail), {@link VfsFile#name()} and closing a file or a
+ * lock are not. A fault-injection campaign counts the operations of a run once, then runs again with
+ * each of them failing in turn.
+ *
+ * <p>An operation that fails by rule does not reach the delegate at all, except a write that fails part
+ * way (the one crossing a {@link #diskFullAfter} limit, the one a {@link Fault#DISK_FULL} or
+ * {@link Fault#TORN_WRITE} lands on): it first writes a prefix of its bytes, as a real disk does.
  *
  * <p>Thread-safe: rules and counters are guarded by one monitor, which is not held while the delegate
  * runs. Rules may be changed while other threads do I/O; an operation sees the rules in force when it
  * is counted.
  */
 public final class FaultyVfs implements Vfs {
-    /** The kinds of operation that can be counted and made to fail. */
+    /** The kinds of operation that are counted and can be made to fail. */
     public enum Op {
         /** {@link VfsFile#write} and {@link VfsFile#append}. */
         WRITE,
@@ -37,13 +44,54 @@ public final class FaultyVfs implements Vfs {
         /** {@link Vfs#create(Path)}. */
         CREATE,
         /** {@link Vfs#delete(Path)}. */
-        DELETE
+        DELETE,
+        /** {@link Vfs#open(Path)} and {@link Vfs#openReadOnly(Path)}. */
+        OPEN,
+        /** {@link VfsFile#read} (and so each step of {@link VfsFile#readFully}). */
+        READ,
+        /** {@link Vfs#list(Path)}. */
+        LIST,
+        /** {@link Vfs#lock(Path)}. */
+        LOCK,
+        /** {@link Vfs#size(Path)} and {@link VfsFile#size()}. */
+        SIZE,
+        /** {@link VfsFile#truncate(long)}. */
+        TRUNCATE,
+        /** {@link Vfs#mkdirs(Path)}. */
+        MKDIRS
+    }
+
+    /** How the operation chosen with {@link #failOperation} fails. */
+    public enum Fault {
+        /** It throws an {@link IOException} and has no effect, whatever its kind. */
+        ERROR,
+        /**
+         * The disk fills up at it: from then on until {@link #heal()}, writes and file creations throw
+         * {@code IOException("No space left on device")}. The first write to fail (the chosen operation if it
+         * is a write, else the next write) first writes the first half of its bytes; later ones write none.
+         * Other kinds of operation run normally.
+         */
+        DISK_FULL,
+        /**
+         * The first write at or after it is torn: the first half of its bytes land, then it throws an
+         * {@link IOException}. Operations before that write run normally; so do later ones.
+         */
+        TORN_WRITE
     }
 
     private final Vfs delegate;
     private final Object monitor = new Object();
     private final Map<Op, Counter> counters = new EnumMap<>(Op.class); // guarded by monitor
     private long diskBytesLeft = Long.MAX_VALUE; // guarded by monitor; MAX_VALUE means no limit
+    private long total;                          // guarded by monitor: operations of every kind
+    private long chosen = Long.MAX_VALUE;        // guarded by monitor: absolute ordinal of failOperation's target
+    private Fault chosenFault;                   // guarded by monitor
+    private long chosenRelative;                 // guarded by monitor: its ordinal as failOperation was given it
+    private boolean diskFull;                    // guarded by monitor: a DISK_FULL fault has struck
+    private boolean halfNextWrite;               // guarded by monitor: the next write writes half, then fails
+    private boolean tearNextWrite;               // guarded by monitor: the next write is torn (TORN_WRITE)
+    private long injected;                       // guarded by monitor: failures thrown by rule
+    private String firstInjected;                // guarded by monitor
 
     /** Wraps {@code delegate}, initially injecting nothing. */
     public FaultyVfs(Vfs delegate) {
@@ -86,6 +134,24 @@ public final class FaultyVfs implements Vfs {
     }
 
     /**
+     * Makes the {@code n}-th operation of any kind, counted from this call, fail as {@code fault} says:
+     * the way a fault-injection campaign walks through every operation of a run. Replaces an earlier
+     * {@code failOperation} that has not struck yet. An {@link Fault#ERROR} throws
+     * {@code IOException("injected failure: <op> (operation #<n>) on <file>")}.
+     *
+     * @param n 1 for the very next operation
+     */
+    public void failOperation(long n, Fault fault) {
+        Objects.requireNonNull(fault, "fault");
+        requirePositive(n);
+        synchronized (monitor) {
+            chosen = total + n;
+            chosenRelative = n;
+            chosenFault = fault;
+        }
+    }
+
+    /**
      * Lets {@code bytes} more bytes be written (from this call on, through any file); after that, writes
      * throw {@code IOException("No space left on device")}. The write that crosses the limit writes the
      * bytes that fit and then throws. Replaces an earlier limit.
@@ -101,7 +167,7 @@ public final class FaultyVfs implements Vfs {
         }
     }
 
-    /** Removes every rule: nothing fails any more. Counts are kept. */
+    /** Removes every rule: nothing fails any more, and a full disk has room again. Counts are kept. */
     public void heal() {
         synchronized (monitor) {
             for (Counter counter : counters.values()) {
@@ -109,6 +175,11 @@ public final class FaultyVfs implements Vfs {
                 counter.failFrom = Long.MAX_VALUE;
             }
             diskBytesLeft = Long.MAX_VALUE;
+            chosen = Long.MAX_VALUE;
+            chosenFault = null;
+            diskFull = false;
+            halfNextWrite = false;
+            tearNextWrite = false;
         }
     }
 
@@ -120,6 +191,27 @@ public final class FaultyVfs implements Vfs {
         }
     }
 
+    /** How many operations of every kind were attempted so far, including those that failed. */
+    public long totalCount() {
+        synchronized (monitor) {
+            return total;
+        }
+    }
+
+    /** How many operations failed by a rule so far (a write that wrote part of its bytes included). */
+    public long injectedCount() {
+        synchronized (monitor) {
+            return injected;
+        }
+    }
+
+    /** The message of the first failure injected by a rule, or null if none was: says what failed, and where. */
+    public String firstInjected() {
+        synchronized (monitor) {
+            return firstInjected;
+        }
+    }
+
     @Override
     public VfsFile create(Path file) throws IOException {
         admit(Op.CREATE, file.toString());
@@ -128,11 +220,13 @@ public final class FaultyVfs implements Vfs {
 
     @Override
     public VfsFile open(Path file) throws IOException {
+        admit(Op.OPEN, file.toString());
         return new FaultyFile(delegate.open(file));
     }
 
     @Override
     public VfsFile openReadOnly(Path file) throws IOException {
+        admit(Op.OPEN, file.toString());
         return new FaultyFile(delegate.openReadOnly(file));
     }
 
@@ -143,6 +237,7 @@ public final class FaultyVfs implements Vfs {
 
     @Override
     public long size(Path file) throws IOException {
+        admit(Op.SIZE, file.toString());
         return delegate.size(file);
     }
 
@@ -160,11 +255,13 @@ public final class FaultyVfs implements Vfs {
 
     @Override
     public List<String> list(Path dir) throws IOException {
+        admit(Op.LIST, dir.toString());
         return delegate.list(dir);
     }
 
     @Override
     public void mkdirs(Path dir) throws IOException {
+        admit(Op.MKDIRS, dir.toString());
         delegate.mkdirs(dir);
     }
 
@@ -176,10 +273,11 @@ public final class FaultyVfs implements Vfs {
 
     @Override
     public VfsLock lock(Path lockFile) throws IOException {
+        admit(Op.LOCK, lockFile.toString());
         return delegate.lock(lockFile);
     }
 
-    /** Counts one operation and throws if a rule says it fails. */
+    /** Counts one operation other than a write and throws if a rule says it fails. */
     private void admit(Op op, String target) throws IOException {
         synchronized (monitor) {
             admitLocked(op, target);
@@ -189,37 +287,77 @@ public final class FaultyVfs implements Vfs {
     private void admitLocked(Op op, String target) throws IOException {
         Counter counter = counters.get(op);
         long ordinal = ++counter.seen;
+        long overall = ++total;
         Long nth = counter.oneShot.remove(ordinal);
         if (nth != null) {
-            throw injected(op, nth, target);
+            throw injected(kindFailure(op, nth, target));
         }
         if (ordinal >= counter.failFrom) {
-            throw injected(op, ordinal - counter.failFromBase, target);
+            throw injected(kindFailure(op, ordinal - counter.failFromBase, target));
         }
+        if (overall == chosen) {
+            Fault fault = chosenFault;
+            chosen = Long.MAX_VALUE;
+            chosenFault = null;
+            switch (fault) {
+                case ERROR -> throw injected(new IOException("injected failure: " + op + " (operation #"
+                        + chosenRelative + ") on " + target));
+                case DISK_FULL -> {
+                    diskFull = true;
+                    halfNextWrite = true;
+                }
+                case TORN_WRITE -> tearNextWrite = true;
+            }
+        }
+        if (diskFull && op == Op.CREATE) {
+            throw injected(diskFull());
+        }
+    }
+
+    /** Records a failure thrown by rule (for {@link #injectedCount} and {@link #firstInjected}) and returns it. */
+    private IOException injected(IOException e) {
+        injected++;
+        if (firstInjected == null) {
+            firstInjected = e.getMessage();
+        }
+        return e;
     }
 
     /**
      * Counts one write of {@code length} bytes and charges it to the disk budget.
      *
-     * @return how many of the bytes may be written; fewer than {@code length} means the disk is full and
-     *     the caller writes that many, then throws
+     * @return how many of the bytes to write, and the failure to throw after writing them (null if none)
      */
-    private int admitWrite(String target, int length) throws IOException {
+    private Admitted admitWrite(String target, int length) throws IOException {
         synchronized (monitor) {
             admitLocked(Op.WRITE, target);
+            if (tearNextWrite) {
+                tearNextWrite = false;
+                return new Admitted(length / 2, injected(new IOException("injected failure: torn write of " + length
+                        + " bytes (operation #" + total + ") on " + target)));
+            }
+            if (diskFull) {
+                int fits = halfNextWrite ? length / 2 : 0;
+                halfNextWrite = false;
+                return new Admitted(fits, injected(diskFull()));
+            }
             if (length <= diskBytesLeft) {
                 if (diskBytesLeft != Long.MAX_VALUE) {
                     diskBytesLeft -= length;
                 }
-                return length;
+                return new Admitted(length, null);
             }
             int fits = (int) diskBytesLeft;
             diskBytesLeft = 0;
-            return fits;
+            return new Admitted(fits, injected(diskFull()));
         }
     }
 
-    private static IOException injected(Op op, long n, String target) {
+    /** What a write may do: write {@code bytes} of its bytes, then throw {@code failure} unless it is null. */
+    private record Admitted(int bytes, IOException failure) {
+    }
+
+    private static IOException kindFailure(Op op, long n, String target) {
         return new IOException("injected failure: " + op + " #" + n + " on " + target);
     }
 
@@ -244,7 +382,7 @@ public final class FaultyVfs implements Vfs {
         private long failFromBase;
     }
 
-    /** A file whose writes and forces go through the rules. */
+    /** A file whose operations go through the rules. */
     private final class FaultyFile implements VfsFile {
         private final VfsFile file;
 
@@ -254,34 +392,33 @@ public final class FaultyVfs implements Vfs {
 
         @Override
         public int read(ByteBuffer dst, long position) throws IOException {
+            admit(Op.READ, file.name());
             return file.read(dst, position);
         }
 
         @Override
         public void write(ByteBuffer src, long position) throws IOException {
-            int length = src.remaining();
-            int fits = admitWrite(file.name(), length);
-            if (fits == length) {
+            Admitted admitted = admitWrite(file.name(), src.remaining());
+            if (admitted.failure() == null) {
                 file.write(src, position);
                 return;
             }
-            if (fits > 0) {
-                file.write(prefix(src, fits), position);
+            if (admitted.bytes() > 0) {
+                file.write(prefix(src, admitted.bytes()), position);
             }
-            throw diskFull();
+            throw admitted.failure();
         }
 
         @Override
         public long append(ByteBuffer src) throws IOException {
-            int length = src.remaining();
-            int fits = admitWrite(file.name(), length);
-            if (fits == length) {
+            Admitted admitted = admitWrite(file.name(), src.remaining());
+            if (admitted.failure() == null) {
                 return file.append(src);
             }
-            if (fits > 0) {
-                file.append(prefix(src, fits));
+            if (admitted.bytes() > 0) {
+                file.append(prefix(src, admitted.bytes()));
             }
-            throw diskFull();
+            throw admitted.failure();
         }
 
         /** The first {@code count} bytes of {@code src}, consumed from it as a partial write would. */
@@ -300,11 +437,13 @@ public final class FaultyVfs implements Vfs {
 
         @Override
         public long size() throws IOException {
+            admit(Op.SIZE, file.name());
             return file.size();
         }
 
         @Override
         public void truncate(long size) throws IOException {
+            admit(Op.TRUNCATE, file.name());
             file.truncate(size);
         }
 

@@ -13,8 +13,8 @@ import java.util.List;
 import java.util.TreeMap;
 
 /**
- * Validates the segments found in a log directory and leaves them all sealed: every record is read and
- * checked, a torn tail of the last segment is cut off (in {@link RecoveryMode#TOLERATE_TORN_TAIL}), and
+ * Validates the segments found in a log directory and leaves them all sealed and durable: every record is
+ * read and checked, a torn tail of the last segment is cut off (in {@link RecoveryMode#TOLERATE_TORN_TAIL}), and
  * damage anywhere else is a {@link CorruptionException}. Nothing is changed on disk until every segment
  * has been checked, so a refused log is left exactly as it was found.
  */
@@ -175,7 +175,7 @@ final class WalRecovery {
                 + " durable, so recovery changed nothing");
     }
 
-    /** Deletes a last segment shorter than its header, or cuts the last segment and seals it. */
+    /** Deletes a last segment shorter than its header, or cuts the last segment, seals it and makes it durable. */
     private static long repair(Vfs vfs, Path dir, long number, Tail tail) throws IOException {
         Path path = dir.resolve(WalFormat.segmentName(number));
         if (tail.header() == null) {
@@ -196,9 +196,12 @@ final class WalRecovery {
                 byte[] seal = WalFormat.seal(tail.cutAt(), number, tail.header().blockSize());
                 file.write(tail.cutAt(), seal, 0, seal.length);
             }
-            if (size > tail.cutAt() || tail.seal()) {
-                file.force();
-            }
+            // Always, even when nothing was cut or sealed: the segment may hold records (even its seal) that
+            // were never made durable — the fsync that should have failed, or the process stopped first. From
+            // here on readers see them and the next segment follows this one, so a power loss must not take
+            // them back (the log would refuse to open, a sealed segment followed by another one ending in
+            // zeros).
+            file.force();
             return dropped;
         }
     }

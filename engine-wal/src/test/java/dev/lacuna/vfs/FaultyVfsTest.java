@@ -8,6 +8,7 @@ import dev.lacuna.vfs.FaultyVfs.Op;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
+import java.util.List;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -108,7 +109,7 @@ final class FaultyVfsTest {
             file.append(bytes("y"));
             file.write(bytes("z"), 0);
             file.force();
-            file.truncate(0); // Not a counted kind.
+            file.truncate(0);
         }
         vfs.syncDirectory(DIR);
         vfs.rename(path, DIR.resolve("b.log"));
@@ -120,6 +121,155 @@ final class FaultyVfsTest {
         assertThat(vfs.count(Op.SYNC_DIRECTORY)).isEqualTo(1);
         assertThat(vfs.count(Op.RENAME)).isEqualTo(1);
         assertThat(vfs.count(Op.DELETE)).isEqualTo(1);
+        assertThat(vfs.count(Op.TRUNCATE)).isEqualTo(1);
+        assertThat(vfs.injectedCount()).isEqualTo(1);
+        assertThat(vfs.firstInjected()).isEqualTo("injected failure: WRITE #1 on " + path);
+    }
+
+    @Test
+    void shouldCountEveryKindOfOperationAndTheirTotal() throws IOException {
+        Path a = DIR.resolve("a");
+        vfs.mkdirs(DIR.resolve("sub"));
+        try (VfsFile file = vfs.create(a)) {
+            file.append(bytes("abc"));
+            file.size();
+            file.read(ByteBuffer.allocate(2), 0);
+            file.truncate(1);
+            file.force();
+        }
+        vfs.open(a).close();
+        vfs.openReadOnly(a).close();
+        vfs.size(a);
+        vfs.list(DIR);
+        vfs.lock(DIR.resolve("LOCK")).close();
+        vfs.exists(a); // cannot fail: not counted
+
+        assertThat(vfs.count(Op.MKDIRS)).isEqualTo(1);
+        assertThat(vfs.count(Op.CREATE)).isEqualTo(1);
+        assertThat(vfs.count(Op.WRITE)).isEqualTo(1);
+        assertThat(vfs.count(Op.SIZE)).isEqualTo(2);
+        assertThat(vfs.count(Op.READ)).isEqualTo(1);
+        assertThat(vfs.count(Op.TRUNCATE)).isEqualTo(1);
+        assertThat(vfs.count(Op.FORCE)).isEqualTo(1);
+        assertThat(vfs.count(Op.OPEN)).isEqualTo(2);
+        assertThat(vfs.count(Op.LIST)).isEqualTo(1);
+        assertThat(vfs.count(Op.LOCK)).isEqualTo(1);
+        assertThat(vfs.totalCount()).isEqualTo(12);
+        assertThat(vfs.injectedCount()).isZero();
+        assertThat(vfs.firstInjected()).isNull();
+    }
+
+    @Test
+    void shouldFailReadsOpensListsLocksSizesTruncationsAndMkdirs() throws IOException {
+        Path a = DIR.resolve("a");
+        try (VfsFile file = mem.create(a)) {
+            file.append(bytes("abc"));
+        }
+        for (Op op : List.of(Op.READ, Op.OPEN, Op.LIST, Op.LOCK, Op.SIZE, Op.TRUNCATE, Op.MKDIRS)) {
+            vfs.failNth(op, 1);
+        }
+
+        assertThatThrownBy(() -> vfs.open(a)).hasMessage("injected failure: OPEN #1 on " + a);
+        try (VfsFile file = vfs.open(a)) {
+            assertThatThrownBy(() -> file.read(ByteBuffer.allocate(3), 0)).hasMessageContaining("READ #1");
+            assertThatThrownBy(file::size).hasMessageContaining("SIZE #1");
+            assertThatThrownBy(() -> file.truncate(1)).hasMessageContaining("TRUNCATE #1");
+            assertThat(file.size()).as("the truncation did not happen").isEqualTo(3);
+        }
+        assertThatThrownBy(() -> vfs.list(DIR)).hasMessageContaining("LIST #1");
+        assertThatThrownBy(() -> vfs.lock(DIR.resolve("LOCK"))).hasMessageContaining("LOCK #1");
+        assertThat(mem.exists(DIR.resolve("LOCK"))).as("a failed lock creates no lock file").isFalse();
+        vfs.lock(DIR.resolve("LOCK")).close();
+        assertThatThrownBy(() -> vfs.mkdirs(DIR.resolve("sub"))).hasMessageContaining("MKDIRS #1");
+        assertThat(mem.exists(DIR.resolve("sub"))).isFalse();
+        assertThat(vfs.injectedCount()).isEqualTo(7);
+    }
+
+    @Test
+    void shouldFailTheNthOperationOfAnyKindWithAnError() throws IOException {
+        Path a = DIR.resolve("a");
+        try (VfsFile file = vfs.create(a)) { // operation 1
+            file.append(bytes("one")); // 2
+            vfs.failOperation(2, FaultyVfs.Fault.ERROR);
+            file.force(); // 3: the 1st from the rule
+            assertThatThrownBy(() -> file.append(bytes("two"))) // 4: the 2nd
+                    .hasMessage("injected failure: WRITE (operation #2) on " + a);
+            file.append(bytes("three")); // one-shot
+        }
+        assertThat(new String(mem.readAll(a), UTF_8)).isEqualTo("onethree");
+        assertThat(vfs.totalCount()).isEqualTo(5);
+        assertThat(vfs.injectedCount()).isEqualTo(1);
+
+        vfs.failOperation(1, FaultyVfs.Fault.ERROR);
+        assertThatThrownBy(() -> vfs.syncDirectory(DIR)).hasMessageContaining("SYNC_DIRECTORY (operation #1) on");
+        assertThat(mem.crashClone().list(DIR)).as("the failed sync did not run").isEmpty();
+    }
+
+    @Test
+    void shouldReplaceAPendingOperationFaultAndForgetItOnHeal() throws IOException {
+        vfs.failOperation(1, FaultyVfs.Fault.ERROR);
+        vfs.failOperation(2, FaultyVfs.Fault.ERROR);
+        vfs.list(DIR);
+        assertThatThrownBy(() -> vfs.list(DIR)).isInstanceOf(IOException.class);
+
+        vfs.failOperation(1, FaultyVfs.Fault.ERROR);
+        vfs.heal();
+        vfs.list(DIR);
+        assertThat(vfs.injectedCount()).isEqualTo(1);
+    }
+
+    @Test
+    void shouldWriteHalfAndThenNothingOnceTheDiskFillsUpAtTheChosenOperation() throws IOException {
+        Path a = DIR.resolve("a");
+        try (VfsFile file = vfs.create(a)) {
+            mem.syncDirectory(DIR);
+            vfs.failOperation(1, FaultyVfs.Fault.DISK_FULL);
+            file.force(); // the disk fills up here; a force still runs
+            ByteBuffer crossing = bytes("abcdef");
+            assertThatThrownBy(() -> file.append(crossing)).hasMessage("No space left on device");
+            assertThat(crossing.position()).as("consumed as a partial write").isEqualTo(3);
+            assertThatThrownBy(() -> file.write(bytes("xyz"), 0)).hasMessage("No space left on device");
+            assertThatThrownBy(() -> vfs.create(DIR.resolve("b"))).hasMessage("No space left on device");
+            assertThat(mem.exists(DIR.resolve("b"))).isFalse();
+            file.read(ByteBuffer.allocate(8), 0); // reads, renames, deletes... still run
+            file.force();
+            assertThat(new String(mem.crashClone().readAll(a), UTF_8)).isEqualTo("abc");
+
+            vfs.heal();
+            file.append(bytes("gh"));
+        }
+        assertThat(new String(mem.readAll(a), UTF_8)).isEqualTo("abcgh");
+        assertThat(vfs.injectedCount()).isEqualTo(3);
+        assertThat(vfs.firstInjected()).isEqualTo("No space left on device");
+    }
+
+    @Test
+    void shouldWriteHalfOfTheChosenWriteWhenTheDiskFillsUpThere() throws IOException {
+        Path a = DIR.resolve("a");
+        try (VfsFile file = vfs.create(a)) {
+            file.append(bytes("0123456789"));
+            vfs.failOperation(1, FaultyVfs.Fault.DISK_FULL);
+            assertThatThrownBy(() -> file.write(bytes("abcd"), 4)).hasMessage("No space left on device");
+        }
+        assertThat(new String(mem.readAll(a), UTF_8)).isEqualTo("0123ab6789");
+    }
+
+    @Test
+    void shouldTearTheFirstWriteAtOrAfterTheChosenOperationOnly() throws IOException {
+        Path a = DIR.resolve("a");
+        try (VfsFile file = vfs.create(a)) {
+            mem.syncDirectory(DIR);
+            vfs.failOperation(2, FaultyVfs.Fault.TORN_WRITE);
+            file.force(); // 1
+            file.size(); // 2: the chosen operation is not a write, so the next write is torn
+            file.force();
+            assertThatThrownBy(() -> file.append(bytes("abcde")))
+                    .hasMessage("injected failure: torn write of 5 bytes (operation #5) on " + a);
+            file.append(bytes("XY"));
+            file.force();
+        }
+        assertThat(new String(mem.crashClone().readAll(a), UTF_8)).isEqualTo("abXY");
+        assertThat(vfs.injectedCount()).isEqualTo(1);
     }
 
     @Test

@@ -49,6 +49,38 @@ class WalFaultTest {
         checkFault(faulty -> faulty.failNth(Op.SYNC_DIRECTORY, 1));
     }
 
+    /**
+     * The seal's fsync fails as the log closes: the segment ends with its seal in the file, but neither the
+     * seal nor the records before it are durable. A reopen on the same disk (a process restart, no power
+     * loss) recovers those records and readers see them; they must then survive a power loss, and the log
+     * must still open after it (found by the fault campaign: it refused, with "zero fill inside a sealed
+     * segment", because recovery did not make a last segment that was already sealed durable).
+     */
+    @Test
+    void shouldMakeTheRecoveredLogDurableBeforeItIsUsed() {
+        MemVfs disk = new MemVfs();
+        FaultyVfs faulty = new FaultyVfs(disk);
+        byte[] synced = WalTest.payload(1, 100);
+        byte[] unsynced = WalTest.payload(2, 100);
+        Wal wal = Wal.open(faulty, DIR, OPTIONS);
+        wal.append(synced, Durability.SYNC);
+        wal.append(unsynced, Durability.NONE);
+        faulty.failNth(Op.FORCE, 1);
+        assertThatThrownBy(wal::close).isInstanceOf(StorageIOException.class);
+        faulty.heal();
+
+        byte[] later = WalTest.payload(3, 100);
+        try (Wal restarted = Wal.open(disk, DIR, OPTIONS)) {
+            assertThat(WalTest.readAll(restarted, 1)).extracting(WalRecord::payload).containsExactly(synced, unsynced);
+            restarted.append(later, Durability.SYNC);
+        }
+        MemVfs afterPowerLoss = disk.crashClone();
+        try (Wal reopened = Wal.open(afterPowerLoss, DIR, OPTIONS)) {
+            assertThat(WalTest.readAll(reopened, 1)).extracting(WalRecord::payload)
+                    .containsExactly(synced, unsynced, later);
+        }
+    }
+
     private void checkFault(Consumer<FaultyVfs> rule) {
         MemVfs disk = new MemVfs();
         FaultyVfs faulty = new FaultyVfs(disk);

@@ -1,0 +1,121 @@
+package dev.lacuna.secondary;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.lacuna.AttributeValue;
+import dev.lacuna.IndexSpec;
+import dev.lacuna.IndexStatus;
+import dev.lacuna.Item;
+import dev.lacuna.Key;
+import dev.lacuna.KeyAttribute;
+import dev.lacuna.TableSpec;
+import dev.lacuna.index.ChangeLog;
+import dev.lacuna.index.IndexContext;
+import dev.lacuna.index.IndexEntry;
+import dev.lacuna.kv.KvSnapshot;
+import dev.lacuna.kv.WriteBatch;
+import dev.lacuna.storage.LacunaException;
+import dev.lacuna.storage.StorageIOException;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.function.Consumer;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A GSI updater that fails (here: reading the log fails) reports it to a read-your-writes reader waiting
+ * for it as the API's {@link LacunaException}, naming the index and its state, as a query that finds the
+ * index failed already does. Found by the fault campaign: a query waiting while the updater hit an injected
+ * I/O error escaped as a bare {@code IllegalStateException}.
+ */
+class UpdaterFailureTest {
+    private static final Duration WAIT = Duration.ofSeconds(30);
+
+    @Test
+    void shouldReportItsFailureToAWaitingReaderAsALacunaException() throws InterruptedException {
+        GlobalIndexUpdater updater = new GlobalIndexUpdater(new FailingLog(), new IndexEntries(new FailingLog()));
+        updater.start(null);
+        try {
+            IndexChecker.await(() -> updater.status() == IndexStatus.FAILED, WAIT, "the updater failing");
+            assertThatThrownBy(() -> updater.awaitApplied(5, WAIT))
+                    .isInstanceOf(LacunaException.class)
+                    .hasMessage("index GSI1 of table Tickets is FAILED: cannot read the log (injected)")
+                    .hasCauseInstanceOf(StorageIOException.class);
+            assertThat(updater.appliedLsn()).isZero();
+        } finally {
+            updater.close();
+        }
+    }
+
+    /** The context of a GSI whose log cannot be read. */
+    private static final class FailingLog implements IndexContext {
+        private static final TableSpec TABLE = TableSpec.builder("Tickets").partitionKey("pk", AttributeValue.Type.S)
+                .index(IndexSpec.global("GSI1", KeyAttribute.s("GSI1PK"), null)).build();
+
+        @Override
+        public TableSpec table() {
+            return TABLE;
+        }
+
+        @Override
+        public IndexSpec index() {
+            return TABLE.index("GSI1");
+        }
+
+        @Override
+        public Clock clock() {
+            return Clock.systemUTC();
+        }
+
+        @Override
+        public long lastLsn() {
+            return 5;
+        }
+
+        @Override
+        public long checkpointLsn() {
+            return 0;
+        }
+
+        @Override
+        public ChangeLog readChanges(long afterLsn) {
+            return new ChangeLog() {
+                @Override
+                public dev.lacuna.index.ChangeRecord next(Duration timeout) {
+                    throw new StorageIOException("cannot read the log (injected)", (Throwable) null);
+                }
+
+                @Override
+                public void close() {
+                }
+            };
+        }
+
+        @Override
+        public IndexEntry entry(AttributeValue pk, AttributeValue sk, Key baseKey, Item projected) {
+            throw new UnsupportedOperationException("no item reaches the index");
+        }
+
+        @Override
+        public void apply(WriteBatch batch, long lsn) {
+            throw new UnsupportedOperationException("no record is read");
+        }
+
+        @Override
+        public void checkpoint(long lsn) {
+            throw new UnsupportedOperationException("nothing is applied");
+        }
+
+        @Override
+        public void flush() {
+        }
+
+        @Override
+        public void scanTable(KvSnapshot snapshot, Consumer<Item> item) {
+        }
+
+        @Override
+        public void activated() {
+        }
+    }
+}

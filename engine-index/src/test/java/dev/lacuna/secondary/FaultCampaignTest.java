@@ -6,11 +6,10 @@ import dev.lacuna.secondary.FaultCampaign.Point;
 import dev.lacuna.secondary.FaultCampaign.Run;
 import dev.lacuna.secondary.FaultCampaign.Summary;
 import dev.lacuna.vfs.FaultyVfs;
+import dev.lacuna.vfs.ForwardingVfs;
 import dev.lacuna.vfs.Vfs;
 import dev.lacuna.vfs.VfsFile;
-import dev.lacuna.vfs.VfsLock;
 import java.io.IOException;
-import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -146,53 +145,22 @@ class FaultCampaignTest {
      * The deliberate breakages: {@link Vfs#syncDirectory} does nothing, or {@link VfsFile#force()} on a
      * write-ahead log segment does nothing (its bytes become durable only when it is closed).
      */
-    private static final class LyingVfs implements Vfs {
-        private final Vfs delegate;
+    private static final class LyingVfs extends ForwardingVfs {
         private final boolean logFsync;
 
         LyingVfs(Vfs delegate, boolean logFsync) {
-            this.delegate = delegate;
+            super(delegate);
             this.logFsync = logFsync;
         }
 
-        private VfsFile wrap(Path path, VfsFile file) {
+        private VfsFile lie(Path path, VfsFile file) {
             if (!logFsync || !path.getParent().getFileName().toString().equals("wal")) {
                 return file;
             }
-            return new VfsFile() {
-                @Override
-                public int read(ByteBuffer dst, long position) throws IOException {
-                    return file.read(dst, position);
-                }
-
-                @Override
-                public void write(ByteBuffer src, long position) throws IOException {
-                    file.write(src, position);
-                }
-
-                @Override
-                public long append(ByteBuffer src) throws IOException {
-                    return file.append(src);
-                }
-
+            return new ForwardingVfs.File(file) {
                 @Override
                 public void force() {
                     // the lie
-                }
-
-                @Override
-                public long size() throws IOException {
-                    return file.size();
-                }
-
-                @Override
-                public void truncate(long size) throws IOException {
-                    file.truncate(size);
-                }
-
-                @Override
-                public String name() {
-                    return file.name();
                 }
 
                 @Override
@@ -205,60 +173,20 @@ class FaultCampaignTest {
 
         @Override
         public VfsFile create(Path file) throws IOException {
-            return wrap(file, delegate.create(file));
+            return lie(file, super.create(file));
         }
 
         @Override
         public VfsFile open(Path file) throws IOException {
-            return wrap(file, delegate.open(file));
-        }
-
-        @Override
-        public VfsFile openReadOnly(Path file) throws IOException {
-            return delegate.openReadOnly(file);
-        }
-
-        @Override
-        public boolean exists(Path path) {
-            return delegate.exists(path);
-        }
-
-        @Override
-        public long size(Path file) throws IOException {
-            return delegate.size(file);
-        }
-
-        @Override
-        public void rename(Path from, Path to) throws IOException {
-            delegate.rename(from, to);
-        }
-
-        @Override
-        public void delete(Path file) throws IOException {
-            delegate.delete(file);
-        }
-
-        @Override
-        public List<String> list(Path dir) throws IOException {
-            return delegate.list(dir);
-        }
-
-        @Override
-        public void mkdirs(Path dir) throws IOException {
-            delegate.mkdirs(dir);
+            return lie(file, super.open(file));
         }
 
         @Override
         public void syncDirectory(Path dir) throws IOException {
             if (logFsync) {
-                delegate.syncDirectory(dir);
+                super.syncDirectory(dir);
             }
             // else the lie
-        }
-
-        @Override
-        public VfsLock lock(Path lockFile) throws IOException {
-            return delegate.lock(lockFile);
         }
     }
 }

@@ -23,7 +23,10 @@ final class Keyspaces {
         this.background = background;
     }
 
-    /** See {@link LsmStore#createKeyspace(int, byte[], Map)}. */
+    /**
+     * See {@link LsmStore#createKeyspace(int, byte[], Map)}. The checkpoints are raised to the visible sequence
+     * under the commit lock: they belong to consumers of a keyspace that has no records yet.
+     */
     Keyspace create(int partitions, byte[] descriptor, Map<String, Long> checkpoints) {
         if (partitions < 1 || partitions > 1024 || Integer.bitCount(partitions) != 1) {
             throw new IllegalArgumentException("partitions must be a power of two from 1 to 1024: " + partitions);
@@ -32,9 +35,12 @@ final class Keyspaces {
         db.commitLock.lock();
         try {
             db.checkWritable();
-            checkpoints.forEach(db.wal::setCheckpoint); // no trim may pass them before the manifest has them
-            VersionEdit.Keyspace k = db.versions.createKeyspace(partitions, descriptor, checkpoints,
-                    db.loggedSequence);
+            // A checkpoint read before the lock may already be below what a flush meanwhile trimmed; a new
+            // keyspace has no records yet, so its consumers may start at the visible sequence read here.
+            Map<String, Long> raised = new java.util.HashMap<>();
+            checkpoints.forEach((name, lsn) -> raised.put(name, Math.max(lsn, db.visibleSequence)));
+            raised.forEach(db.wal::setCheckpoint); // no trim may pass them before the manifest has them
+            VersionEdit.Keyspace k = db.versions.createKeyspace(partitions, descriptor, raised, db.loggedSequence);
             Tree[] next = Arrays.copyOf(db.trees, db.versions.allocatedTrees());
             for (int t = k.firstTree(); t < k.firstTree() + partitions; t++) {
                 next[t] = new Tree(t);

@@ -167,7 +167,9 @@ public final class LsmStore implements AutoCloseable {
 
     /**
      * As {@link #createKeyspace(int, byte[])}, recording the log checkpoints {@code checkpoints} (name → LSN)
-     * in the same manifest edit: a crash leaves the keyspace with its consumers' checkpoints, or neither.
+     * in the same manifest edit: a crash leaves the keyspace with its consumers' checkpoints, or neither. A
+     * checkpoint below the visible sequence is raised to it (the keyspace is new: nothing below concerns it,
+     * and the log may no longer hold it).
      */
     public Keyspace createKeyspace(int partitions, byte[] descriptor, Map<String, Long> checkpoints) {
         return keyspaces.create(partitions, descriptor, checkpoints);

@@ -48,6 +48,20 @@ class OpenChecksFirstTest {
     }
 
     @Test
+    void shouldLeaveAnUnsealedLogAsFoundWhenTheOpenIsRefused() throws IOException {
+        MemVfs vfs = new MemVfs();
+        MemVfs crashed;
+        try (LsmStore kv = LsmStore.open(DIR, options(vfs))) {
+            for (int i = 0; i < 10; i++) {
+                kv.put(("key" + i).getBytes(StandardCharsets.UTF_8), new byte[10]);
+            }
+            crashed = vfs.crashClone(); // while open: the last segment has a tail recovery would cut and seal
+        }
+        crashed.delete(DIR.resolve("CURRENT")); // no tables, but log records: not a new store
+        refuses(crashed, "CURRENT");
+    }
+
+    @Test
     void shouldOpenAStoreWhoseFirstOpenFailedBeforeItsCurrentWasWritten() {
         MemVfs mem = new MemVfs();
         ControlledVfs vfs = new ControlledVfs(mem, "none");

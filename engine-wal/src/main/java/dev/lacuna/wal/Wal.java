@@ -130,7 +130,7 @@ public final class Wal implements AutoCloseable {
 
     /**
      * As {@link #open(Vfs, Path, WalOptions)}, calling {@code coverage} with the recovered log's LSN range
-     * before the new segment is created.
+     * before recovery changes anything (cutting a torn tail, sealing) and before the new segment is created.
      */
     public static Wal open(Vfs vfs, Path dir, WalOptions options, Coverage coverage) {
         Objects.requireNonNull(vfs, "vfs");
@@ -140,9 +140,7 @@ public final class Wal implements AutoCloseable {
         try {
             vfs.mkdirs(dir);
             lock = vfs.lock(dir.resolve(LOCK_FILE));
-            WalRecovery.Result recovered = WalRecovery.recover(vfs, dir, options);
-            long first = recovered.segments().isEmpty() ? recovered.nextLsn() : recovered.segments().firstEntry().getValue();
-            coverage.check(first, recovered.nextLsn() - 1);
+            WalRecovery.Result recovered = WalRecovery.recover(vfs, dir, options, coverage);
             SegmentWriter writer = SegmentWriter.create(vfs, dir, recovered.nextSegment(), recovered.nextLsn(), options);
             return new Wal(vfs, dir, options, lock, recovered, writer);
         } catch (IOException e) {

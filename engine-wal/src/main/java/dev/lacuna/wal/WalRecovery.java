@@ -44,7 +44,7 @@ final class WalRecovery {
     private WalRecovery() {
     }
 
-    static Result recover(Vfs vfs, Path dir, WalOptions options) throws IOException {
+    static Result recover(Vfs vfs, Path dir, WalOptions options, Wal.Coverage coverage) throws IOException {
         List<Long> numbers = new ArrayList<>();
         for (String name : vfs.list(dir)) {
             long n = WalFormat.parseSegmentName(name);
@@ -91,6 +91,8 @@ final class WalRecovery {
         if (nextSegment > WalFormat.MAX_SEGMENT) {
             throw new CorruptionException(dir.toString(), 0, "write-ahead log: segment numbers exhausted");
         }
+        // The owner's check runs before the repair: an open it refuses leaves the log as recovery found it.
+        coverage.check(segments.isEmpty() ? nextLsn : segments.firstEntry().getValue(), nextLsn - 1);
         long droppedTail = tail == null ? 0 : repair(vfs, dir, numbers.get(numbers.size() - 1), tail);
         return new Result(segments, nextLsn, nextSegment, droppedTail);
     }

@@ -1,10 +1,10 @@
 /**
  * Lacuna's storage base: the file-system abstraction ({@code dev.lacuna.vfs}), the types every layer shares
  * ({@code dev.lacuna.storage}: exceptions, durability, log settings) and the write-ahead log
- * ({@code dev.lacuna.wal}, for the engine only).
+ * ({@code dev.lacuna.wal}, for the engine only, and for the log's own benchmark).
  */
 module dev.lacuna.wal {
     exports dev.lacuna.storage;
     exports dev.lacuna.vfs;
-    exports dev.lacuna.wal to dev.lacuna.core;
+    exports dev.lacuna.wal to dev.lacuna.core, dev.lacuna.benchmarks;
 }

@@ -100,7 +100,11 @@ final class Background {
             return;
         }
         for (Tree.View view : scanned) {
-            Tree tree = db.trees[view.tree()];
+            Tree[] trees = db.trees;
+            Tree tree = view.tree() < trees.length ? trees[view.tree()] : null;
+            if (tree == null) {
+                continue; // its keyspace was dropped while the scan ran: nothing left to flush
+            }
             scheduleCompaction(tree);
             db.commitLock.lock();
             try {

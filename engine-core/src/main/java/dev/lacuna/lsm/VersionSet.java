@@ -249,6 +249,14 @@ final class VersionSet implements AutoCloseable {
      */
     synchronized void logAndApply(VersionEdit edit, long lastSequenceNow) throws IOException {
         edit.nextFileNumber(nextFileNumber).lastSequence(Math.max(lastSequence, lastSequenceNow));
+        // An edit the next open would refuse must never reach the manifest: that would make the store
+        // unopenable over what is only a bug in the running process.
+        try {
+            validate(edit, Manifest.fileName(manifest.number()));
+        } catch (CorruptionException e) {
+            throw new IllegalStateException("refusing to write a version edit that recovery would refuse: "
+                    + e.getMessage(), e);
+        }
         // Nothing is installed before the edit is durable: installing releases the versions it replaces,
         // whose files are then deleted, which only the durable edit allows.
         if (manifest.size() > maxManifestBytes) {
@@ -309,7 +317,59 @@ final class VersionSet implements AutoCloseable {
         return false;
     }
 
+    /**
+     * Refuses, changing nothing, an edit that {@link #apply} would refuse part way through: checked before an
+     * edit is written, and before one read from the manifest is applied.
+     */
+    private void validate(VersionEdit edit, String where) {
+        int trees = current.length;
+        int[] ids = edit.nextIds();
+        if (ids != null) {
+            trees = Math.max(trees, ids[1]);
+        }
+        Map<Integer, VersionEdit.Keyspace> defined = new HashMap<>(keyspaces);
+        for (VersionEdit.Keyspace k : edit.keyspaces()) {
+            VersionEdit.Keyspace old = defined.get(k.id());
+            long end = (long) k.firstTree() + k.partitions();
+            if (k.id() == 0 || k.partitions() < 1 || k.firstTree() < treeCount || end > VersionEdit.MAX_TREES
+                    || (old != null && (old.firstTree() != k.firstTree() || old.partitions() != k.partitions()))) {
+                throw new CorruptionException(where, 0, "manifest defines keyspace " + k.id() + " with trees "
+                        + k.firstTree() + ".." + (end - 1) + (old == null ? "" : ", unlike before"));
+            }
+            if (old == null && droppedTrees.get(k.firstTree(), (int) end).cardinality() > 0) {
+                throw new CorruptionException(where, 0, "manifest reuses dropped trees for keyspace " + k.id());
+            }
+            defined.put(k.id(), k);
+            trees = Math.max(trees, (int) end);
+        }
+        for (int tree : edit.flushedLsns().keySet()) {
+            checkTree(tree, trees, where);
+        }
+        Set<String> removed = new HashSet<>();
+        for (VersionEdit.DeletedFile d : edit.deletedFiles()) {
+            checkTree(d.tree(), trees, where);
+            boolean present = d.level() >= 0 && d.level() < Version.LEVELS && d.tree() < current.length
+                    && current[d.tree()].files(d.level()).stream().anyMatch(f -> f.number() == d.number());
+            if (!present || !removed.add(d.tree() + "/" + d.level() + "/" + d.number())) {
+                throw new CorruptionException(where, 0, "manifest removes file " + d.number()
+                        + " that is not in level " + d.level() + " of tree " + d.tree());
+            }
+        }
+        for (VersionEdit.AddedFile a : edit.addedFiles()) {
+            checkTree(a.tree(), trees, where);
+            if (a.level() < 0 || a.level() >= Version.LEVELS) {
+                throw new CorruptionException(where, 0, "manifest names level " + a.level());
+            }
+        }
+        for (int id : edit.droppedKeyspaces()) {
+            if (defined.remove(id) == null) {
+                throw new CorruptionException(where, 0, "manifest drops keyspace " + id + " that does not exist");
+            }
+        }
+    }
+
     private void apply(VersionEdit edit, String where) {
+        validate(edit, where);
         int[] ids = edit.nextIds();
         if (ids != null) {
             nextKeyspaceId = Math.max(nextKeyspaceId, ids[0]);
@@ -399,9 +459,13 @@ final class VersionSet implements AutoCloseable {
     }
 
     private void checkTree(int tree, String where) {
-        if (tree < 0 || tree >= current.length || droppedTrees.get(tree)) {
+        checkTree(tree, current.length, where);
+    }
+
+    private void checkTree(int tree, int trees, String where) {
+        if (tree < 0 || tree >= trees || droppedTrees.get(tree)) {
             throw new CorruptionException(where, 0, "manifest names tree " + tree + ", which "
-                    + (tree >= 0 && tree < current.length ? "was dropped" : "does not exist"));
+                    + (tree >= 0 && tree < trees ? "was dropped" : "does not exist"));
         }
     }
 

@@ -53,7 +53,7 @@ public final class ItemEngine implements AutoCloseable {
         KvOptions storage = options.storage().toBuilder().vfs(options.vfs()).durability(options.durability())
                 .clock(options.clock()).partitions(1).keyspaceRouter(KeyspaceRouter.FIRST_FOUR_BYTES)
                 .keyPrefix(KeyEncoding::partitionPrefixLength).build();
-        LsmStore kv = LsmStore.open(dir, storage);
+        LsmStore kv = LsmStore.open(dir, storage, LsmStore.OWNER_ITEMS);
         try {
             return new ItemEngine(kv, options);
         } catch (RuntimeException e) {

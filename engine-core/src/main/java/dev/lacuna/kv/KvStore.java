@@ -32,6 +32,8 @@ public final class KvStore implements AutoCloseable {
      *
      * @throws CorruptionException  if stored data is damaged (file and offset named)
      * @throws StorageIOException   if the file system fails or another process has the store open
+     * @throws dev.lacuna.storage.IncompatibleStoreException if the directory holds an item {@code Database}
+     *         (or a store written by a newer Lacuna); nothing in it is changed
      * @throws IllegalArgumentException if the store was created with another partition count
      */
     public static KvStore open(Path dir, KvOptions options) {

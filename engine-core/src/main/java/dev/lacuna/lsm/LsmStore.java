@@ -49,18 +49,32 @@ public final class LsmStore implements AutoCloseable {
         this.keyspaces = new Keyspaces(db, background);
     }
 
+    /** The owner mark of a store opened through {@link dev.lacuna.kv.KvStore}. */
+    public static final String OWNER_KV = "kv";
+    /** The owner mark of a store opened through {@link dev.lacuna.Database}. */
+    public static final String OWNER_ITEMS = "items";
+
+    /** Opens a byte-level store: {@link #open(Path, KvOptions, String)} for {@link #OWNER_KV}. */
+    public static LsmStore open(Path dir, KvOptions options) {
+        return open(dir, options, OWNER_KV);
+    }
+
     /**
      * Opens the store in {@code dir}, creating it if needed, and recovers from a crash if there was one:
-     * the manifest gives the tables, the log replays every write not yet in them.
+     * the manifest gives the tables, the log replays every write not yet in them. The directory is marked
+     * as {@code owner}'s, and a store another owner marked is refused, so that a byte-level store never opens
+     * as an empty item database or the reverse.
      *
      * @throws CorruptionException  if stored data is damaged (file and offset named)
      * @throws StorageIOException   if the file system fails or another process has the store open
+     * @throws dev.lacuna.storage.IncompatibleStoreException if another owner's store, or a newer format
      * @throws IllegalArgumentException if the store was created with another partition count
      */
-    public static LsmStore open(Path dir, KvOptions options) {
+    public static LsmStore open(Path dir, KvOptions options, String owner) {
         Objects.requireNonNull(dir, "dir");
         Objects.requireNonNull(options, "options");
-        return Recovery.open(dir, options, (db, lock) -> {
+        Objects.requireNonNull(owner, "owner");
+        return Recovery.open(dir, options, owner, (db, lock) -> {
             LsmStore store = new LsmStore(db, lock);
             store.startBackgroundWork();
             return store;

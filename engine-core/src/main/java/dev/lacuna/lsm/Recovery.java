@@ -31,12 +31,13 @@ final class Recovery {
     }
 
     /**
-     * Opens the store in {@code dir}, creating it if needed, recovers it, and hands the state and the
-     * directory lock to {@code start}, whose result it returns.
+     * Opens the store in {@code dir} for {@code owner} (see {@link VersionSet#claim}), creating it if needed,
+     * recovers it, and hands the state and the directory lock to {@code start}, whose result it returns.
      *
      * @throws StorageIOException if the file system fails or another process has the store open
+     * @throws dev.lacuna.storage.IncompatibleStoreException if the directory is another API's store or newer
      */
-    static <T> T open(Path dir, KvOptions options, BiFunction<Db, VfsLock, T> start) {
+    static <T> T open(Path dir, KvOptions options, String owner, BiFunction<Db, VfsLock, T> start) {
         VfsLock lock = null;
         Db db = null;
         try {
@@ -49,6 +50,7 @@ final class Recovery {
             boolean isNew = OpenCheck.isNew(db);
             db.versions = VersionSet.open(options.vfs(), dir, options.partitions(), options.maxManifestBytes(),
                     d::deleteObsoleteFile);
+            db.versions.claim(owner);
             OpenCheck.tablesPresent(db);
             db.wal = Wal.open(options.vfs(), walDir, options.wal(), (first, last) -> OpenCheck.logCovers(d, walDir,
                     isNew, first, last));

@@ -2,6 +2,7 @@ package dev.lacuna.lsm;
 
 import dev.lacuna.base.InternalKey;
 import dev.lacuna.storage.CorruptionException;
+import dev.lacuna.storage.IncompatibleStoreException;
 import dev.lacuna.manifest.FileMeta;
 import dev.lacuna.manifest.Manifest;
 import dev.lacuna.manifest.VersionEdit;
@@ -30,6 +31,12 @@ import java.util.function.LongConsumer;
  * obsolete, so they can be deleted. Thread-safe (edits are serialised on this object).
  */
 final class VersionSet implements AutoCloseable {
+    /**
+     * The directory's format version, recorded in every manifest snapshot: the formats of the manifest, the
+     * log, the tables and the log records together. A store marked with a higher one was written by a newer
+     * Lacuna and is refused.
+     */
+    static final int STORE_FORMAT = 1;
 
     private static final Comparator<FileMeta> BY_NEWEST = Comparator.comparingLong(FileMeta::maxSequence).reversed();
     private static final Comparator<FileMeta> BY_KEY = (a, b) -> InternalKey.compare(a.smallest(), b.smallest());
@@ -53,6 +60,9 @@ final class VersionSet implements AutoCloseable {
     private long nextFileNumber;
     private long lastSequence;
     private long walStartLsn;
+    /** Who owns the directory ({@link #claim}), and its format: null and 0 for a store made before the mark. */
+    private String owner;
+    private int storeFormat;
     private Manifest manifest;
     private final long maxManifestBytes;
 
@@ -118,6 +128,34 @@ final class VersionSet implements AutoCloseable {
             }
         }
         return set;
+    }
+
+    /**
+     * Checks that the store read by {@link #open} is one {@code wanted} may open — owned by it (or by
+     * nobody yet: a new store, or one made before directories were marked) and of a format this code reads
+     * — and makes it {@code wanted}'s: the manifest {@link #startManifest} writes records the mark.
+     *
+     * @throws IncompatibleStoreException if another API owns the directory, or a newer Lacuna wrote it
+     */
+    synchronized void claim(String wanted) {
+        if (storeFormat > STORE_FORMAT) {
+            throw new IncompatibleStoreException("the store in " + dir + " has directory format " + storeFormat
+                    + ", written by a newer Lacuna; this one reads up to format " + STORE_FORMAT);
+        }
+        if (owner != null && !owner.equals(wanted)) {
+            throw new IncompatibleStoreException("the store in " + dir + " was made " + describe(owner)
+                    + "; it cannot be opened " + describe(wanted));
+        }
+        owner = wanted;
+        storeFormat = STORE_FORMAT;
+    }
+
+    private static String describe(String owner) {
+        return switch (owner) {
+            case LsmStore.OWNER_KV -> "as a byte-level KvStore";
+            case LsmStore.OWNER_ITEMS -> "as an item Database";
+            default -> "by '" + owner + "'";
+        };
     }
 
     /**
@@ -291,6 +329,9 @@ final class VersionSet implements AutoCloseable {
     private VersionEdit snapshot() {
         VersionEdit edit = new VersionEdit().treeCount(treeCount).nextFileNumber(nextFileNumber)
                 .lastSequence(lastSequence).walStartLsn(walStartLsn).nextIds(nextKeyspaceId, nextTreeId);
+        if (owner != null) {
+            edit.store(storeFormat, owner);
+        }
         checkpoints.forEach(edit::checkpoint);
         keyspaces.values().forEach(edit::keyspace);
         for (int t = 0; t < current.length; t++) {
@@ -370,6 +411,10 @@ final class VersionSet implements AutoCloseable {
 
     private void apply(VersionEdit edit, String where) {
         validate(edit, where);
+        if (edit.owner() != null) {
+            owner = edit.owner();
+            storeFormat = edit.storeFormat();
+        }
         int[] ids = edit.nextIds();
         if (ids != null) {
             nextKeyspaceId = Math.max(nextKeyspaceId, ids[0]);

@@ -54,6 +54,7 @@ public final class VersionEdit {
     private static final int TAG_KEYSPACE = 10;
     private static final int TAG_DROP_KEYSPACE = 11;
     private static final int TAG_NEXT_IDS = 12;
+    private static final int TAG_STORE = 13;
     /** Bounds applied while decoding, so damaged input cannot ask for absurd structures. */
     public static final int MAX_TREES = 1 << 20;
     static final int MAX_LEVELS = 16;
@@ -70,6 +71,8 @@ public final class VersionEdit {
     private final List<Keyspace> keyspaces = new ArrayList<>();
     private final List<Integer> droppedKeyspaces = new ArrayList<>();
     private long[] nextIds;
+    private Integer storeFormat;
+    private String owner;
 
     /** Records the next unused file number. */
     public VersionEdit nextFileNumber(long n) {
@@ -137,6 +140,26 @@ public final class VersionEdit {
     public VersionEdit dropKeyspace(int id) {
         droppedKeyspaces.add(id);
         return this;
+    }
+
+    /**
+     * Marks the directory: its format version ({@code format}) and the API that owns it ({@code owner}, for
+     * example {@code kv} or {@code items}). Every snapshot carries it once a store has been opened with it.
+     */
+    public VersionEdit store(int format, String owner) {
+        this.storeFormat = format;
+        this.owner = owner;
+        return this;
+    }
+
+    /** The directory's format version, or null if this edit does not mark it. */
+    public Integer storeFormat() {
+        return storeFormat;
+    }
+
+    /** The API that owns the directory, or null if this edit does not mark it. */
+    public String owner() {
+        return owner;
     }
 
     /** Records the next unused keyspace id and tree number (ids are never reused). */
@@ -212,6 +235,11 @@ public final class VersionEdit {
         if (walStartLsn != null) {
             out.putUvarint64(TAG_WAL_START_LSN);
             out.putUvarint64(walStartLsn);
+        }
+        if (owner != null) {
+            out.putUvarint64(TAG_STORE);
+            out.putUvarint64(storeFormat);
+            out.putLengthPrefixed(owner.getBytes(StandardCharsets.UTF_8));
         }
         if (nextIds != null) {
             out.putUvarint64(TAG_NEXT_IDS);
@@ -315,6 +343,7 @@ public final class VersionEdit {
                     edit.keyspace(new Keyspace(id, firstTree, partitions, in.bytes()));
                 }
                 case TAG_DROP_KEYSPACE -> edit.dropKeyspace(in.smallInt(MAX_TREES));
+                case TAG_STORE -> edit.store(in.smallInt(Integer.MAX_VALUE), in.string());
                 default -> throw in.corrupt("unknown field tag " + tag);
             }
         }

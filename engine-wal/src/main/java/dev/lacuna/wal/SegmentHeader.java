@@ -48,6 +48,11 @@ record SegmentHeader(int version, long segment, int blockSize, long firstLsn) {
                     "write-ahead log: unsupported format version " + version + " (this build reads "
                             + WalFormat.MIN_VERSION + " to " + WalFormat.VERSION + ")");
         }
+        if (WalFormat.getInt(h, WalFormat.RESERVED_OFFSET) != 0) {
+            // Written as zero by every version so far: anything else is a format this build does not know.
+            throw new CorruptionException(file.name(), WalFormat.RESERVED_OFFSET,
+                    "write-ahead log: reserved header field is not zero");
+        }
         int blockSize = WalFormat.getInt(h, WalFormat.BLOCK_SIZE_OFFSET);
         if (blockSize < WalOptions.MIN_BLOCK_SIZE || blockSize > WalOptions.MAX_BLOCK_SIZE) {
             throw new CorruptionException(file.name(), WalFormat.BLOCK_SIZE_OFFSET,

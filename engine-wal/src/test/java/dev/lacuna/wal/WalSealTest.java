@@ -120,4 +120,19 @@ class WalSealTest {
             f.force();
         }
     }
+
+    @Test
+    void shouldRefuseASegmentHeaderWhoseReservedFieldIsNotZero() throws IOException {
+        MemVfs vfs = closedLog(2);
+        byte[] header = new byte[WalFormat.HEADER_SIZE];
+        try (VfsFile f = vfs.open(SEGMENT_1)) {
+            f.readFully(0, header, 0, header.length);
+            // a field a newer writer might use, with a checksum that matches: only the field itself is wrong
+            WalFormat.putInt(header, WalFormat.RESERVED_OFFSET, 7);
+            WalFormat.putInt(header, WalFormat.HEADER_CRC_OFFSET, WalFormat.crc(header, 0, WalFormat.HEADER_CRC_OFFSET));
+            f.write(java.nio.ByteBuffer.wrap(header), 0);
+        }
+        assertThatThrownBy(() -> Wal.open(vfs, DIR, OPTIONS)).isInstanceOf(CorruptionException.class)
+                .hasMessageContaining(SEGMENT_1.getFileName().toString()).hasMessageContaining("reserved");
+    }
 }

@@ -106,6 +106,13 @@ final class TableCodec {
             }
             int kind = in.readUnsignedByte();
             if (kind == KIND_TOKENS || kind == KIND_INDEX) {
+                if (kind == KIND_INDEX) {
+                    in.readUTF(); // table
+                    in.readUTF(); // index
+                }
+                if (in.available() != 0) {
+                    throw corrupt(id, in.available() + " bytes after the descriptor");
+                }
                 return new Descriptor(kind, null);
             }
             if (kind != KIND_TABLE) {

@@ -10,8 +10,9 @@ import java.util.List;
 
 /**
  * The payload of a key/value write in the log: {@code type u8 (1) | count varint | op*}, each op
- * {@code kind u8 | keyLength varint | key | valueLength varint | value} (value only for puts). See the
- * engine's FORMAT.md.
+ * {@code kind u8 | keyLength varint | key | [valueLength varint | value]}, the value only for kinds 1 (put)
+ * and 3 (log-only). Decoding refuses an unknown type or kind, lengths past the end and bytes left over.
+ * See this package's FORMAT.md ("Log record: key/value batch").
  */
 final class BatchCodec {
     static final int TYPE_KV_BATCH = 1;

@@ -43,6 +43,15 @@ public final class ControlledVfs extends ForwardingVfs {
         entered.release(n);
     }
 
+    /** Like {@link #awaitHeld()}, giving up after {@code nanos}: whether a force is held. */
+    public boolean awaitHeld(long nanos) throws InterruptedException {
+        if (!entered.tryAcquire(1, nanos, java.util.concurrent.TimeUnit.NANOSECONDS)) {
+            return false;
+        }
+        entered.release(1);
+        return true;
+    }
+
     /** Lets one held force go on; later ones are still held. */
     public void releaseOne() {
         gate.release(1);

@@ -8,6 +8,8 @@ import dev.lacuna.storage.Durability;
 import dev.lacuna.kv.SstableOptions;
 import dev.lacuna.vfs.MemVfs;
 import dev.lacuna.storage.WalOptions;
+import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -15,44 +17,72 @@ import java.util.List;
 import java.util.Map;
 import java.util.NavigableMap;
 import java.util.Random;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
 /**
  * Power loss while the store is busy: a writer applies {@code SYNC} puts and deletes while tiny memtables,
  * a tiny manifest limit and eager compaction keep flushes, compactions and manifest switches running in
- * the background; at a random moment the file system is cloned as a power loss would leave it, and the
- * store is reopened on the clone. The recovered contents must equal the model after some prefix of the
- * writes that includes every acknowledged one (the write in flight may or may not have landed) — so no
- * acknowledged write is lost and no deleted key comes back. Cycles: {@code -Dkv.crash.cycles=N}.
+ * the background, and a reader reads the keys being written; at a random moment the file system is cloned
+ * as a power loss would leave it, and the store is reopened on the clone. The recovered contents must equal
+ * the model after some prefix of the writes that includes every acknowledged one (the write in flight may
+ * or may not have landed) and every write whose value the reader saw before the clone (a SYNC write is
+ * visible only once durable) — so no acknowledged or seen write is lost and no deleted key comes back.
+ * Each value carries the index of the write that made it, so a read says which write it saw; in half the
+ * cycles the log's fsync is held at the crash and the key of the write waiting for it is read first. What the
+ * power loss interrupted is read from the crashed files before recovery: a table being written (a flush
+ * or compaction) or a manifest switch; both must occur. Cycles: {@code -Dkv.crash.cycles=N}.
  */
 class KvCrashTest {
     private static final Path DIR = Path.of("/db");
+
+    /** What one cycle found. */
+    record Result(long acknowledged, long seen, boolean lost, boolean seenLost, boolean tableWrite,
+                  boolean manifestSwitch) {
+    }
 
     @Test
     void shouldRecoverAPrefixHoldingEveryAcknowledgedWrite() throws Exception {
         int cycles = Integer.getInteger("kv.crash.cycles", 200);
         long baseSeed = Long.getLong("kv.crash.seed", 7L);
         long acknowledged = 0;
+        long seen = 0;
         long lost = 0;
+        long seenLost = 0;
+        long tableWrites = 0;
+        long manifestSwitches = 0;
         for (int cycle = 0; cycle < cycles; cycle++) {
             long seed = baseSeed + cycle;
             try {
-                long[] r = runCycle(seed);
-                acknowledged += r[0];
-                lost += r[1];
+                Result r = runCycle(seed);
+                acknowledged += r.acknowledged();
+                seen += r.seen();
+                lost += r.lost() ? 1 : 0;
+                seenLost += r.seenLost() ? 1 : 0;
+                tableWrites += r.tableWrite() ? 1 : 0;
+                manifestSwitches += r.manifestSwitch() ? 1 : 0;
             } catch (Throwable t) {
                 throw new AssertionError("crash cycle failed; replay with -Dkv.crash.seed=" + seed + " -Dkv.crash.cycles=1", t);
             }
         }
         System.out.println("kv crash cycles: " + cycles + ", acknowledged writes: " + acknowledged
-                + ", lost or resurrected: " + lost);
+                + ", lost or resurrected: " + lost + ", reads checked: " + seen + ", visible then lost: " + seenLost);
+        System.out.println("kv crashes with a table the manifest does not name (a flush or compaction under way): "
+                + tableWrites + ", during a manifest switch: " + manifestSwitches);
         assertThat(lost).isZero();
+        assertThat(seenLost).isZero();
+        if (cycles >= 100) { // the run must exercise what it claims to
+            assertThat(tableWrites).as("crashes with a table the manifest does not name").isGreaterThanOrEqualTo(cycles / 20);
+            assertThat(manifestSwitches).as("crashes during a manifest switch").isPositive();
+            assertThat(seen).as("reads of written values checked").isGreaterThanOrEqualTo(cycles);
+        }
     }
 
-    /** The i-th write of a cycle: a put of a derived value, or (one time in four) a delete. */
+    /** The i-th write of a cycle: a put of a value starting with {@code i}, or (one time in four) a delete. */
     record Write(byte[] key, byte[] value) {
         static Write of(long seed, long i) {
             Random r = new Random(seed * 1_000_003L + i);
@@ -62,7 +92,13 @@ class KvCrashTest {
             }
             byte[] value = new byte[r.nextInt(5) == 0 ? 300 : 20];
             r.nextBytes(value);
+            ByteBuffer.wrap(value).putLong(i);
             return new Write(key, value);
+        }
+
+        /** The index of the write that made {@code value}. */
+        static long indexOf(byte[] value) {
+            return ByteBuffer.wrap(value).getLong();
         }
 
         void applyTo(NavigableMap<byte[], byte[]> model) {
@@ -74,10 +110,12 @@ class KvCrashTest {
         }
     }
 
-    private long[] runCycle(long seed) throws Exception {
+    private Result runCycle(long seed) throws Exception {
         Random random = new Random(seed);
         MemVfs vfs = new MemVfs();
-        KvOptions options = KvOptions.builder().vfs(vfs).partitions(random.nextBoolean() ? 1 : 4)
+        int partitions = random.nextBoolean() ? 1 : 4;
+        ControlledVfs controlled = new ControlledVfs(vfs, ".wal");
+        KvOptions options = KvOptions.builder().vfs(controlled).partitions(partitions)
                 .durability(Durability.SYNC).memtableBytes(1024 + random.nextInt(4096)).memoryBudget(16 * 1024)
                 .table(SstableOptions.defaults().withBlockSize(128)).targetFileBytes(2048).levelBaseBytes(8 * 1024)
                 .l0CompactionTrigger(2).l0StopWritesTrigger(6).maxManifestBytes(512 + random.nextInt(2048))
@@ -86,33 +124,78 @@ class KvCrashTest {
         LsmStore store = LsmStore.open(DIR, options);
         AtomicLong acked = new AtomicLong();
         AtomicBoolean stop = new AtomicBoolean();
+        AtomicBoolean crashing = new AtomicBoolean();
+        AtomicLong maxSeen = new AtomicLong(-1);
+        AtomicLong reads = new AtomicLong();
+        AtomicReference<Throwable> failure = new AtomicReference<>();
         Thread writer = new Thread(() -> {
-            for (long i = 0; !stop.get(); i++) {
-                Write w = Write.of(seed, i);
-                try {
+            try {
+                for (long i = 0; !stop.get(); i++) {
+                    Write w = Write.of(seed, i);
                     if (w.value() == null) {
                         store.delete(w.key());
                     } else {
                         store.put(w.key(), w.value());
                     }
-                } catch (RuntimeException closed) {
-                    return;
+                    acked.set(i + 1);
                 }
-                acked.set(i + 1);
+            } catch (Throwable t) {
+                failure.compareAndSet(null, t);
             }
         }, "kv-crash-writer");
+        Thread reader = new Thread(() -> {
+            Random r = new Random(seed ^ 0x5EED);
+            try {
+                while (!stop.get()) {
+                    // Mostly the key of the write in flight: a value visible before its fsync shows there.
+                    byte[] key = r.nextInt(4) != 0 ? Write.of(seed, acked.get()).key()
+                            : new byte[] {(byte) ('a' + r.nextInt(3)), (byte) r.nextInt(64)};
+                    byte[] value = store.get(key);
+                    // Counted only if the read ended before the clone began: then the write it saw must survive.
+                    if (value != null && !crashing.get()) {
+                        maxSeen.accumulateAndGet(Write.indexOf(value), Math::max);
+                        reads.incrementAndGet();
+                    }
+                }
+            } catch (Throwable t) {
+                failure.compareAndSet(null, t);
+            }
+        }, "kv-crash-reader");
         writer.start();
+        reader.start();
         long target = random.nextInt(2000);
         while (acked.get() < target && writer.isAlive()) {
             Thread.onSpinWait();
         }
+        boolean held = random.nextBoolean();
+        if (held) {
+            // Hold the log's next fsync: the write in flight is logged, not durable. A read of its key now
+            // must not see it (were it visible, the crash below would lose what a reader saw).
+            controlled.hold();
+            if (controlled.awaitHeld(10_000_000_000L)) {
+                byte[] value = store.get(Write.of(seed, acked.get()).key());
+                if (value != null) {
+                    maxSeen.accumulateAndGet(Write.indexOf(value), Math::max);
+                    reads.incrementAndGet();
+                }
+            }
+        }
         long before = acked.get(); // acknowledged before the crash: must survive
+        crashing.set(true);
         MemVfs crashed = random.nextBoolean() ? vfs.crashClone(random) : vfs.crashClone();
         long after = acked.get();
         stop.set(true);
+        if (held) {
+            controlled.release();
+        }
         writer.join();
+        reader.join();
         store.close();
+        assertThat(failure.get()).as("writer and reader ran without error").isNull();
+        assertThat(before).as("acknowledged writes before the crash").isGreaterThanOrEqualTo(target);
+        long seen = maxSeen.get();
 
+        boolean[] interrupted = interrupted(crashed, partitions);
         NavigableMap<byte[], byte[]> recovered = new TreeMap<>(Arrays::compareUnsigned);
         try (LsmStore reopened = LsmStore.open(DIR, options.toBuilder().vfs(crashed).build());
              KvCursor all = reopened.scan(null, null, false, null)) {
@@ -125,13 +208,37 @@ class KvCrashTest {
         for (long i = 0; i < before; i++) {
             Write.of(seed, i).applyTo(model);
         }
+        long prefix = -1;
         for (long k = before; k <= after + 1; k++) {
             if (sameContents(model, recovered)) {
-                return new long[] {before, 0};
+                prefix = k; // the largest matching prefix: a delete of an absent key changes nothing
             }
             Write.of(seed, k).applyTo(model);
         }
-        return new long[] {before, 1};
+        return new Result(before, reads.get(), prefix < 0, prefix >= 0 && prefix <= seen, interrupted[0], interrupted[1]);
+    }
+
+    /**
+     * What the power loss cut short, read from the crashed files before recovery touches them: a table the
+     * manifest does not name yet (a flush or compaction was writing it), and a manifest switch (a second
+     * manifest, or a {@code CURRENT.tmp}).
+     */
+    private static boolean[] interrupted(MemVfs crashed, int partitions) throws IOException {
+        Set<Long> live;
+        try (VersionSet set = VersionSet.open(crashed, DIR, partitions, Long.MAX_VALUE, n -> { })) {
+            live = set.liveFiles();
+        }
+        boolean tableWrite = false;
+        int manifests = 0;
+        boolean currentTmp = false;
+        for (String name : crashed.list(DIR)) {
+            if (name.endsWith(".sst") && !live.contains(Long.parseLong(name.substring(0, name.length() - 4)))) {
+                tableWrite = true;
+            }
+            manifests += name.startsWith("MANIFEST-") ? 1 : 0;
+            currentTmp |= name.equals("CURRENT.tmp");
+        }
+        return new boolean[] {tableWrite, manifests > 1 || currentTmp};
     }
 
     private static boolean sameContents(NavigableMap<byte[], byte[]> a, NavigableMap<byte[], byte[]> b) {

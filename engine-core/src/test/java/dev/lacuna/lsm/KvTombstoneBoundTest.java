@@ -60,9 +60,11 @@ class KvTombstoneBoundTest {
             System.out.println("queue scan dead entries skipped: " + skipped + " (deletions in files: "
                     + stats.deletionsInFiles() + ", flushes: " + stats.flushes() + ", compactions: " + stats.compactions() + ")");
         }
-        // The backlog a scan can meet: the active memtable and the frozen ones waiting for their flush, each
-        // with fewer than deadEntryTrigger put/delete pairs. Nothing in it depends on the history's length.
-        long bound = (WritePath.MAX_IMMUTABLES + 1) * 2L * options.deadEntryTrigger();
+        // The backlog a scan can meet is at most the active memtable and the frozen ones waiting for their flush,
+        // each with fewer than deadEntryTrigger put/delete pairs, (MAX_IMMUTABLES + 1) * 2 * trigger in all; what
+        // is measured is far below (2 to 82), and the bound is a small multiple of that, so that a regression of a
+        // few times fails. Nothing in it depends on the history's length.
+        long bound = Math.min((WritePath.MAX_IMMUTABLES + 1) * 2L * options.deadEntryTrigger(), 512);
         assertThat(skipped.values()).allSatisfy(n -> assertThat(n).isLessThanOrEqualTo(bound));
     }
 }

@@ -92,13 +92,15 @@ class QueueReadCostTest {
         // deadEntryTrigger of them would itself have a flush and a compaction scheduled. Hence a bound in
         // deadEntryTrigger that holds for any history, and no more at the largest history than at the
         // smallest plus that constant: growth with history would break both.
+        // The bound is a small multiple of what is measured (0 to 140 dead entries at 10^3 to 10^6 closed
+        // tickets), not the trigger's 1,024: a regression of a few times fails here.
         long trigger = KvOptions.builder().build().deadEntryTrigger();
-        long bound = 2 * trigger;
+        long bound = trigger / 2;
         int smallest = Collections.min(skipped.keySet());
         for (Map.Entry<Integer, Long> e : skipped.entrySet()) {
             assertThat(e.getValue()).as("dead entries skipped after %d closed tickets", e.getKey())
                     .isLessThanOrEqualTo(bound)
-                    .isLessThanOrEqualTo(skipped.get(smallest) + trigger);
+                    .isLessThanOrEqualTo(skipped.get(smallest) + bound);
         }
     }
 

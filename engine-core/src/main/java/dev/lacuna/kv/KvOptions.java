@@ -39,13 +39,27 @@ import java.util.Objects;
  *                                history
  * @param maxManifestBytes        the manifest is rewritten as a snapshot once it grows past this
  * @param keyspaceRouter          which keyspace a key belongs to ({@link KeyspaceRouter#SINGLE} by default)
+ * @param maxOpenFiles            SSTables kept open (each holds a file descriptor, its index block and its
+ *                                bloom filter on the heap), 1,000 by default; the least recently used are closed
+ *                                and reopened when read again. Tables in use (by an open cursor, a read or a
+ *                                compaction) are never closed under it, so while more than this many are in use
+ *                                at once, that many stay open. Leave room under the process's descriptor limit
+ *                                for the log, the manifest and the cursors' tables
+ * @param maxTotalLogSize         bytes the write-ahead log's segments may hold before the partitions whose
+ *                                memtables hold its oldest records are flushed so that it can be trimmed
+ *                                (RocksDB's {@code max_total_wal_size}): a write to a quiet partition otherwise
+ *                                keeps every later segment on disk and replayed on each open. Defaults to four
+ *                                times {@code memoryBudget} (1 GiB with the defaults), as RocksDB does: the log
+ *                                must hold what the memtables hold anyway, and the rest bounds the replay. Log
+ *                                consumers' checkpoints (a global index's updater) also keep segments; no flush
+ *                                frees those, so the log may exceed this while a consumer is behind
  */
 public record KvOptions(Vfs vfs, int partitions, KeyPrefix keyPrefix, long memtableBytes, long memoryBudget,
                         SstableOptions table, long blockCacheBytes, WalOptions wal, Durability durability,
                         int l0CompactionTrigger, int l0StopWritesTrigger, long levelBaseBytes, int levelMultiplier,
                         long targetFileBytes, double tombstoneDensityTrigger, long tombstoneAgeMillis,
                         int backgroundThreads, Clock clock, long deadEntryTrigger, long maxManifestBytes,
-                        KeyspaceRouter keyspaceRouter) {
+                        KeyspaceRouter keyspaceRouter, int maxOpenFiles, long maxTotalLogSize) {
     /** Checks every setting. */
     public KvOptions {
         Objects.requireNonNull(vfs, "vfs");
@@ -67,6 +81,8 @@ public record KvOptions(Vfs vfs, int partitions, KeyPrefix keyPrefix, long memta
         positive("tombstoneAgeMillis", tombstoneAgeMillis);
         positive("deadEntryTrigger", deadEntryTrigger);
         positive("maxManifestBytes", maxManifestBytes);
+        positive("maxOpenFiles", maxOpenFiles);
+        positive("maxTotalLogSize", maxTotalLogSize);
         if (blockCacheBytes < 0) {
             throw new IllegalArgumentException("blockCacheBytes must not be negative: " + blockCacheBytes);
         }
@@ -124,6 +140,9 @@ public record KvOptions(Vfs vfs, int partitions, KeyPrefix keyPrefix, long memta
         private Clock clock = Clock.systemUTC();
         private long deadEntryTrigger = 1024;
         private long maxManifestBytes = 4L << 20;
+        private int maxOpenFiles = 1000;
+        /** 0: four times {@link #memoryBudget}, resolved by {@link #build()}. */
+        private long maxTotalLogSize;
 
         Builder() {
         }
@@ -150,6 +169,8 @@ public record KvOptions(Vfs vfs, int partitions, KeyPrefix keyPrefix, long memta
             clock = o.clock;
             deadEntryTrigger = o.deadEntryTrigger;
             maxManifestBytes = o.maxManifestBytes;
+            maxOpenFiles = o.maxOpenFiles;
+            maxTotalLogSize = o.maxTotalLogSize;
         }
 
         /** Sets {@link KvOptions#vfs()}. */
@@ -193,6 +214,11 @@ public record KvOptions(Vfs vfs, int partitions, KeyPrefix keyPrefix, long memta
         /** Sets {@link KvOptions#maxManifestBytes()}. */
         public Builder maxManifestBytes(long n) { maxManifestBytes = n; return this; }
 
+        /** Sets {@link KvOptions#maxOpenFiles()}. */
+        public Builder maxOpenFiles(int n) { maxOpenFiles = n; return this; }
+        /** Sets {@link KvOptions#maxTotalLogSize()}; unset, it is four times the memory budget. */
+        public Builder maxTotalLogSize(long n) { maxTotalLogSize = n; return this; }
+
         /** Sets {@link KvOptions#keyspaceRouter()}. */
         public Builder keyspaceRouter(KeyspaceRouter r) { keyspaceRouter = r; return this; }
 
@@ -201,7 +227,8 @@ public record KvOptions(Vfs vfs, int partitions, KeyPrefix keyPrefix, long memta
             return new KvOptions(vfs, partitions, keyPrefix, memtableBytes, memoryBudget, table, blockCacheBytes, wal,
                     durability, l0CompactionTrigger, l0StopWritesTrigger, levelBaseBytes, levelMultiplier,
                     targetFileBytes, tombstoneDensityTrigger, tombstoneAgeMillis, backgroundThreads, clock,
-                    deadEntryTrigger, maxManifestBytes, keyspaceRouter);
+                    deadEntryTrigger, maxManifestBytes, keyspaceRouter, maxOpenFiles,
+                    maxTotalLogSize != 0 ? maxTotalLogSize : (memoryBudget > Long.MAX_VALUE / 4 ? Long.MAX_VALUE : 4 * memoryBudget));
         }
     }
 }

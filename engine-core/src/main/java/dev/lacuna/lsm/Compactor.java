@@ -159,12 +159,17 @@ final class Compactor {
         }
         List<InternalIterator> children = new ArrayList<>();
         long oldestTombstone = Long.MAX_VALUE;
-        if (c.level() == 0) {
-            for (FileMeta f : c.inputs()) {
-                children.add(db.tables.get(f.number()).iterator(false));
+        try {
+            if (c.level() == 0) {
+                for (FileMeta f : c.inputs()) {
+                    children.add(db.tables.iterator(f.number(), false));
+                }
+            } else {
+                children.add(new LevelIterator(c.inputs(), db.tables, false));
             }
-        } else {
-            children.add(new LevelIterator(c.inputs(), db.tables, false));
+        } catch (RuntimeException e) {
+            children.forEach(InternalIterator::close); // each pins its table in the cache
+            throw e;
         }
         if (!c.nextInputs().isEmpty()) {
             children.add(new LevelIterator(c.nextInputs(), db.tables, false));

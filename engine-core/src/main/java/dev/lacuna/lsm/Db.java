@@ -5,7 +5,6 @@ import dev.lacuna.kv.KvOptions;
 import dev.lacuna.storage.DatabaseClosedException;
 import dev.lacuna.storage.StorageIOException;
 import dev.lacuna.manifest.FileMeta;
-import dev.lacuna.sstable.SstableReader;
 import dev.lacuna.vfs.Vfs;
 import dev.lacuna.wal.Wal;
 import dev.lacuna.manifest.VersionEdit;
@@ -149,9 +148,13 @@ final class Db {
                     if (userKey == null) {
                         userKey = InternalKey.userKey(internalKey);
                     }
-                    SstableReader table = tables.get(f.number());
-                    if (table.mayContainKey(userKey)) {
-                        return true;
+                    SstableCache.Handle table = tables.acquire(f.number());
+                    try {
+                        if (table.reader.mayContainKey(userKey)) {
+                            return true;
+                        }
+                    } finally {
+                        table.release();
                     }
                 }
             }

@@ -7,7 +7,8 @@ import java.util.List;
 
 /**
  * Iterates a sorted run of files with disjoint key ranges (a level ≥ 1) as one sequence, opening one
- * table at a time: LevelDB's two-level iterator over a level's file list.
+ * table at a time: LevelDB's two-level iterator over a level's file list. It pins only the table it is
+ * in, so a long scan of a level holds one reader of the {@link SstableCache}, not the level's.
  */
 final class LevelIterator implements InternalIterator {
     private final List<FileMeta> files;
@@ -150,7 +151,7 @@ final class LevelIterator implements InternalIterator {
         }
         index = i;
         if (i >= 0 && i < files.size()) {
-            table = tables.get(files.get(i).number()).iterator(fillCache);
+            table = tables.iterator(files.get(i).number(), fillCache);
         }
     }
 }

@@ -89,6 +89,7 @@ public final class LsmStore implements AutoCloseable {
                     background.scheduleFlush(tree);
                 }
             }
+            writes.flushForLogSize(); // a log left over its limit (by an older version, say) is trimmed now
         } finally {
             db.commitLock.unlock();
         }

@@ -97,12 +97,16 @@ final class ReadPath {
     }
 
     private byte[][] lookup(FileMeta f, byte[] key, long snapshot) {
-        SstableReader table = db.tables.get(f.number());
-        if (!table.mayContainKey(key)) {
-            return null;
+        SstableCache.Handle table = db.tables.acquire(f.number());
+        try {
+            if (!table.reader.mayContainKey(key)) {
+                return null;
+            }
+            SstableReader.Entry e = table.reader.get(key, snapshot);
+            return e == null ? null : new byte[][] {e.key(), e.value()};
+        } finally {
+            table.release();
         }
-        SstableReader.Entry e = table.get(key, snapshot);
-        return e == null ? null : new byte[][] {e.key(), e.value()};
     }
 
     private static boolean covers(FileMeta f, byte[] key) {
@@ -191,7 +195,7 @@ final class ReadPath {
         }
         for (FileMeta f : view.version().files(0)) {
             if (overlaps(f, lower, upper) && mayHoldPrefix(f, prefix)) {
-                children.add(db.tables.get(f.number()).iterator());
+                children.add(db.tables.iterator(f.number(), true));
             }
         }
         for (int level = 1; level < Version.LEVELS; level++) {
@@ -208,7 +212,15 @@ final class ReadPath {
     }
 
     private boolean mayHoldPrefix(FileMeta f, byte[] prefix) {
-        return prefix == null || db.tables.get(f.number()).mayContainPrefix(prefix);
+        if (prefix == null) {
+            return true;
+        }
+        SstableCache.Handle table = db.tables.acquire(f.number());
+        try {
+            return table.reader.mayContainPrefix(prefix);
+        } finally {
+            table.release();
+        }
     }
 
     private static boolean overlaps(FileMeta f, byte[] lower, byte[] upper) {

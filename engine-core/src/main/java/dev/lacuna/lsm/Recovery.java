@@ -43,7 +43,8 @@ final class Recovery {
         try {
             options.vfs().mkdirs(dir);
             lock = options.vfs().lock(dir.resolve(LOCK_FILE));
-            db = new Db(options, dir, new SstableCache(options.vfs(), dir, new BlockCache(options.blockCacheBytes())));
+            db = new Db(options, dir, new SstableCache(options.vfs(), dir, new BlockCache(options.blockCacheBytes()),
+                    options.maxOpenFiles()));
             Db d = db;
             Path walDir = dir.resolve(WAL_DIR);
             // Everything is checked before anything is written or deleted (OpenCheck).

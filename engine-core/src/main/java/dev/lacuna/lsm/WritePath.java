@@ -23,10 +23,16 @@ final class WritePath {
 
     private final Db db;
     private final Background background;
+    /** Log bytes between two checks of the log's size against {@link dev.lacuna.kv.KvOptions#maxTotalLogSize()}. */
+    private final long logCheckInterval;
+    /** Log bytes appended since the last check; guarded by the commit lock. */
+    private long loggedSinceCheck;
 
     WritePath(Db db, Background background) {
         this.db = db;
         this.background = background;
+        // A fraction of a segment: the log only shrinks by whole segments, so checking more often gains nothing.
+        this.logCheckInterval = Math.max(1, Math.min(db.options.maxTotalLogSize(), db.options.wal().segmentSize()) / 8);
     }
 
     long write(WriteBatch batch, Durability durability) {
@@ -148,6 +154,10 @@ final class WritePath {
             if (total > db.options.memoryBudget()) {
                 switchLargest();
             }
+            if (record != null && (loggedSinceCheck += record.length) >= logCheckInterval) {
+                loggedSinceCheck = 0;
+                flushForLogSize();
+            }
         } finally {
             db.commitLock.unlock();
         }
@@ -254,6 +264,27 @@ final class WritePath {
         }
         if (largest != null && largest.switchMemtable()) {
             background.scheduleFlush(largest);
+        }
+    }
+
+    /**
+     * If the log holds more than {@link dev.lacuna.kv.KvOptions#maxTotalLogSize()}, freezes and flushes every
+     * partition whose memtables hold a record the log would have to keep beyond that size (RocksDB's
+     * {@code max_total_wal_size}): without it, one write to a quiet partition keeps every later segment on
+     * disk, all replayed on each open. The flush then moves the log's start and trims it. A partition is
+     * flushed once its oldest record falls out of the window, so this costs at most one flush per partition
+     * per {@code maxTotalLogSize} of log written, even while a log consumer's checkpoint keeps the segments.
+     * Under the commit lock.
+     */
+    void flushForLogSize() {
+        long keepFrom = db.wal.firstLsnWithin(db.options.maxTotalLogSize());
+        for (Tree t : db.live) {
+            if (t.oldestUnflushedSequence(null) < keepFrom) {
+                if (t.mem().minSequence() < keepFrom) {
+                    t.switchMemtable();
+                }
+                background.scheduleFlush(t); // frozen memtables are flushed oldest first
+            }
         }
     }
 

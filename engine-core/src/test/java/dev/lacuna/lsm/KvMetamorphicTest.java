@@ -44,11 +44,12 @@ class KvMetamorphicTest {
                         .levelBaseBytes(8 * 1024).targetFileBytes(2048).l0CompactionTrigger(2).l0StopWritesTrigger(8)
                         .wal(smallWal)),
                 new OptionSet("tiny, 8 partitions, no compression", KvOptions.builder().partitions(8)
-                        .memtableBytes(2048).memoryBudget(12 * 1024)
+                        .memtableBytes(2048).memoryBudget(12 * 1024).maxOpenFiles(4)
                         .table(SstableOptions.defaults().withBlockSize(128).withCompression(false))
                         .levelBaseBytes(8 * 1024).targetFileBytes(4096).l0CompactionTrigger(3).wal(smallWal)),
-                new OptionSet("medium, 8 partitions, lz4, 2-byte prefix", KvOptions.builder().partitions(8)
-                        .keyPrefix(KeyPrefix.fixedLength(2)).memtableBytes(64 * 1024)
+                new OptionSet("medium, 8 partitions, lz4, 2-byte prefix", KvOptions.builder()
+                        .partitions(8).keyPrefix(KeyPrefix.fixedLength(2)).memtableBytes(64 * 1024)
+                        .maxTotalLogSize(128 * 1024)
                         .table(SstableOptions.defaults().withBlockSize(1024).withKeyPrefix(KeyPrefix.fixedLength(2)))
                         .wal(smallWal)),
                 new OptionSet("1 partition, no compression, 4 KiB blocks, 2-byte prefix", KvOptions.builder()

@@ -14,6 +14,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.function.LongConsumer;
 import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicLong;
@@ -66,6 +67,7 @@ public final class Wal implements AutoCloseable {
     private SegmentWriter current;
     private long nextLsn;
     private final TreeMap<Long, Long> segments; // segment number -> first LSN
+    private final Map<Long, Long> sealedBytes;   // segment number -> size, for every segment but the current
     private final List<SegmentWriter> retired = new ArrayList<>();
     private boolean closed;
 
@@ -90,12 +92,13 @@ public final class Wal implements AutoCloseable {
     private final AtomicLong segmentsDeleted = new AtomicLong();
 
     private Wal(Vfs vfs, Path dir, WalOptions options, VfsLock dirLock, WalRecovery.Result recovered,
-                SegmentWriter current) {
+                Map<Long, Long> recoveredBytes, SegmentWriter current) {
         this.vfs = vfs;
         this.dir = dir;
         this.options = options;
         this.dirLock = dirLock;
         this.segments = recovered.segments();
+        this.sealedBytes = recoveredBytes;
         this.current = current;
         this.nextLsn = recovered.nextLsn();
         this.droppedTail = recovered.droppedTail();
@@ -141,8 +144,9 @@ public final class Wal implements AutoCloseable {
             vfs.mkdirs(dir);
             lock = vfs.lock(dir.resolve(LOCK_FILE));
             WalRecovery.Result recovered = WalRecovery.recover(vfs, dir, options, coverage);
+            Map<Long, Long> sizes = sizes(vfs, dir, recovered.segments().keySet(), options);
             SegmentWriter writer = SegmentWriter.create(vfs, dir, recovered.nextSegment(), recovered.nextLsn(), options);
-            return new Wal(vfs, dir, options, lock, recovered, writer);
+            return new Wal(vfs, dir, options, lock, recovered, sizes, writer);
         } catch (IOException e) {
             releaseQuietly(lock, e);
             throw new StorageIOException("cannot open write-ahead log in " + dir + ": " + e.getMessage(), e);
@@ -150,6 +154,21 @@ public final class Wal implements AutoCloseable {
             releaseQuietly(lock, e);
             throw e;
         }
+    }
+
+    /** The sizes of recovered segments, for {@link #firstLsnWithin}; a size it cannot read counts as a full segment. */
+    private static Map<Long, Long> sizes(Vfs vfs, Path dir, Set<Long> numbers, WalOptions options) {
+        Map<Long, Long> sizes = new HashMap<>();
+        for (long number : numbers) {
+            long size;
+            try {
+                size = vfs.size(dir.resolve(WalFormat.segmentName(number)));
+            } catch (IOException e) {
+                size = options.segmentSize(); // only a flush trigger depends on it: not worth failing the open
+            }
+            sizes.put(number, size);
+        }
+        return sizes;
     }
 
     /** Appends {@code payload}; see {@link #append(byte[], int, int, Durability)}. */
@@ -423,6 +442,7 @@ public final class Wal implements AutoCloseable {
                 number = next;
             }
             obsolete.forEach(segments::remove);
+            obsolete.forEach(sealedBytes::remove);
         } finally {
             writeLock.unlock();
         }
@@ -439,6 +459,31 @@ public final class Wal implements AutoCloseable {
             throw new StorageIOException("cannot delete obsolete write-ahead log segments in " + dir, e);
         }
         return obsolete.size();
+    }
+
+    /**
+     * The first LSN the log must keep for its segments to total at most {@code maxBytes}, counting from the
+     * newest: the first LSN of the oldest segment that still fits. The segment being written always counts,
+     * however large; {@link #firstLsn()} if the whole log fits. An owner that wants the log within a size
+     * moves to tables (flushes) its unflushed records below this LSN, then trims.
+     */
+    public long firstLsnWithin(long maxBytes) {
+        writeLock.lock();
+        try {
+            checkOpen();
+            long total = current.end();
+            long keepFrom = current.firstLsn();
+            for (Map.Entry<Long, Long> e : segments.headMap(current.number(), false).descendingMap().entrySet()) {
+                total += sealedBytes.getOrDefault(e.getKey(), options.segmentSize());
+                if (total > maxBytes) {
+                    break;
+                }
+                keepFrom = e.getValue();
+            }
+            return keepFrom;
+        } finally {
+            writeLock.unlock();
+        }
     }
 
     /** Counters since the log was opened. */
@@ -621,6 +666,7 @@ public final class Wal implements AutoCloseable {
     private void roll() throws IOException {
         SegmentWriter old = current;
         old.seal(); // ends with an fsync: the old segment is complete on disk before its successor exists
+        sealedBytes.put(old.number(), old.written());
         madeDurable(old.lastLsn());
         long number = old.number() + 1;
         if (number > WalFormat.MAX_SEGMENT) {

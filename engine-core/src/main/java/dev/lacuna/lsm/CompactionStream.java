@@ -17,7 +17,11 @@ import java.util.Arrays;
  *       dropped, at any level, which is what keeps a queue of put-once/delete-once keys (index entries)
  *       from dragging a tombstone backlog;</li>
  *   <li>because an annihilated put must not uncover an older version, the newest deletion under a put is
- *       kept (not dropped as hidden) while older versions of its key may exist.</li>
+ *       kept (not dropped as hidden) while older versions of its key may exist — as a deletion, even if it
+ *       was a single deletion: under a put it stands for "absent", which hides every older version, where a
+ *       single deletion would annihilate just one older put and uncover the next;</li>
+ *   <li>for the same reason a single deletion met right under an annihilated pair (written before this
+ *       rule, or in the same stream) counts as a deletion.</li>
  * </ul>
  *
  * This is the logic of LevelDB's DoCompactionWork and RocksDB's CompactionIterator, reduced to the
@@ -39,6 +43,7 @@ final class CompactionStream {
     private int lastStripe;
     private boolean stripeTopIsPut;       // the newest entry kept in lastStripe is a put
     private boolean keptDeletionUnderPut; // and a deletion below it has been kept
+    private boolean underAnnihilatedPair; // the entry now read was under a single deletion and the put it annihilated
     private byte[] key;
     private byte[] value;
     private long dropped;
@@ -62,7 +67,10 @@ final class CompactionStream {
             if (currentUserKey == null || !InternalKey.sameUserKey(ik, currentUserKey)) {
                 currentUserKey = ik;
                 lastStripe = -1;
+                underAnnihilatedPair = false;
             }
+            boolean afterPair = underAnnihilatedPair;
+            underAnnihilatedPair = false;
             long sequence = InternalKey.sequence(ik);
             int stripe = stripeOf(sequence);
             if (stripe == lastStripe) {
@@ -74,7 +82,7 @@ final class CompactionStream {
                 if (stripeTopIsPut && !keptDeletionUnderPut && InternalKey.isDeletion(ik)
                         && (below.mayHold(ik) || (input.valid() && InternalKey.sameUserKey(input.key(), ik)))) {
                     keptDeletionUnderPut = true;
-                    return keep(ik, v);
+                    return keep(asDeletion(ik), v);
                 }
                 drop(ik);
                 continue;
@@ -84,6 +92,10 @@ final class CompactionStream {
             keptDeletionUnderPut = false;
             int kind = InternalKey.kind(ik);
             boolean seenByAll = sequence <= oldestSnapshot;
+            if (kind == InternalKey.KIND_SINGLE_DELETE && afterPair) {
+                ik = asDeletion(ik);
+                kind = InternalKey.KIND_DELETE;
+            }
             if (kind == InternalKey.KIND_SINGLE_DELETE) {
                 byte[] v = input.value();
                 input.next();
@@ -96,6 +108,7 @@ final class CompactionStream {
                     // The pair is gone as if never written: the next older entry is the newest again, and
                     // must still hide what is below it (a deletion before the put, for instance).
                     lastStripe = -1;
+                    underAnnihilatedPair = true;
                     continue;
                 }
                 if (input.valid() && InternalKey.sameUserKey(input.key(), ik)
@@ -144,6 +157,14 @@ final class CompactionStream {
     /** Deletions among them. */
     long droppedDeletions() {
         return droppedDeletions;
+    }
+
+    /** {@code ik} as a deletion: a single deletion becomes a plain one at the same sequence. */
+    private static byte[] asDeletion(byte[] ik) {
+        if (InternalKey.kind(ik) != InternalKey.KIND_SINGLE_DELETE) {
+            return ik;
+        }
+        return InternalKey.encode(InternalKey.userKey(ik), InternalKey.sequence(ik), InternalKey.KIND_DELETE);
     }
 
     private boolean keep(byte[] k, byte[] v) {

@@ -79,6 +79,22 @@ class CompactionStreamTest {
         assertThat(run("a@3.S", none(), Set.of("a"))).isEqualTo("a@3.S");
     }
 
+    @Test
+    void shouldKeepASingleDeleteUnderAPutAsADeletionOfEverythingOlder() {
+        // put, delete, single delete of the absent key, put: the flush keeps the newest deletion under the put,
+        // the single delete. It stands for "absent", so it must hide every older version, not annihilate one.
+        assertThat(run("a@5.P a@4.S a@3.D", none(), Set.of("a"))).isEqualTo("a@5.P a@4.D");
+    }
+
+    @Test
+    void shouldNotLetASingleDeleteUnderAnAnnihilatedPutUncoverOlderPuts() {
+        // Found by the metamorphic test (a deleted key back after power loss): the files of one partition held
+        // S@60 | P@53 S@50 | P@45 | P@43 S@42 P@37, where S@50 stood for a deletion that hid P@45 and all
+        // below. The compaction annihilated S@60 with P@53, then S@50 with P@45, and P@43 was visible again.
+        assertThat(run("a@60.S a@53.P a@50.S a@45.P a@43.P a@42.S a@37.P", none(), Set.of())).isEqualTo("");
+        assertThat(run("a@60.S a@53.P a@50.S a@45.P a@43.P a@42.S a@37.P", none(), Set.of("a"))).isEqualTo("a@50.D");
+    }
+
     private static long[] none() {
         return new long[0];
     }

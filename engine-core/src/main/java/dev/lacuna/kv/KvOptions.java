@@ -1,6 +1,7 @@
 package dev.lacuna.kv;
 
 import dev.lacuna.storage.Durability;
+import dev.lacuna.storage.RetryPolicy;
 import dev.lacuna.vfs.NioVfs;
 import dev.lacuna.vfs.Vfs;
 import dev.lacuna.storage.WalOptions;
@@ -39,13 +40,19 @@ import java.util.Objects;
  *                                history
  * @param maxManifestBytes        the manifest is rewritten as a snapshot once it grows past this
  * @param keyspaceRouter          which keyspace a key belongs to ({@link KeyspaceRouter#SINGLE} by default)
+ * @param retry                   how a flush or compaction that failed on an I/O error (a full disk) is
+ *                                retried: after 10 ms, doubling up to 1 s by default
+ *                                ({@link RetryPolicy#defaults()}). While it is retried, writes that need it
+ *                                (a partition whose flushes or compactions are behind) are refused with an
+ *                                error saying so, and the others go on; once it succeeds the store carries
+ *                                on without a reopen. A permanent error (corruption) stops writes until reopen
  */
 public record KvOptions(Vfs vfs, int partitions, KeyPrefix keyPrefix, long memtableBytes, long memoryBudget,
                         SstableOptions table, long blockCacheBytes, WalOptions wal, Durability durability,
                         int l0CompactionTrigger, int l0StopWritesTrigger, long levelBaseBytes, int levelMultiplier,
                         long targetFileBytes, double tombstoneDensityTrigger, long tombstoneAgeMillis,
                         int backgroundThreads, Clock clock, long deadEntryTrigger, long maxManifestBytes,
-                        KeyspaceRouter keyspaceRouter) {
+                        KeyspaceRouter keyspaceRouter, RetryPolicy retry) {
     /** Checks every setting. */
     public KvOptions {
         Objects.requireNonNull(vfs, "vfs");
@@ -55,6 +62,7 @@ public record KvOptions(Vfs vfs, int partitions, KeyPrefix keyPrefix, long memta
         Objects.requireNonNull(durability, "durability");
         Objects.requireNonNull(clock, "clock");
         Objects.requireNonNull(keyspaceRouter, "keyspaceRouter");
+        Objects.requireNonNull(retry, "retry");
         // The bloom filters must index the prefix that scans ask about: one setting, never two that disagree.
         table = table.withKeyPrefix(keyPrefix);
         if (partitions < 1 || partitions > 1024 || Integer.bitCount(partitions) != 1) {
@@ -124,6 +132,7 @@ public record KvOptions(Vfs vfs, int partitions, KeyPrefix keyPrefix, long memta
         private Clock clock = Clock.systemUTC();
         private long deadEntryTrigger = 1024;
         private long maxManifestBytes = 4L << 20;
+        private RetryPolicy retry = RetryPolicy.defaults();
 
         Builder() {
         }
@@ -150,6 +159,7 @@ public record KvOptions(Vfs vfs, int partitions, KeyPrefix keyPrefix, long memta
             clock = o.clock;
             deadEntryTrigger = o.deadEntryTrigger;
             maxManifestBytes = o.maxManifestBytes;
+            retry = o.retry;
         }
 
         /** Sets {@link KvOptions#vfs()}. */
@@ -195,13 +205,15 @@ public record KvOptions(Vfs vfs, int partitions, KeyPrefix keyPrefix, long memta
 
         /** Sets {@link KvOptions#keyspaceRouter()}. */
         public Builder keyspaceRouter(KeyspaceRouter r) { keyspaceRouter = r; return this; }
+        /** Sets {@link KvOptions#retry()}. */
+        public Builder retry(RetryPolicy r) { retry = r; return this; }
 
         /** Validates and builds. */
         public KvOptions build() {
             return new KvOptions(vfs, partitions, keyPrefix, memtableBytes, memoryBudget, table, blockCacheBytes, wal,
                     durability, l0CompactionTrigger, l0StopWritesTrigger, levelBaseBytes, levelMultiplier,
                     targetFileBytes, tombstoneDensityTrigger, tombstoneAgeMillis, backgroundThreads, clock,
-                    deadEntryTrigger, maxManifestBytes, keyspaceRouter);
+                    deadEntryTrigger, maxManifestBytes, keyspaceRouter, retry);
         }
     }
 }

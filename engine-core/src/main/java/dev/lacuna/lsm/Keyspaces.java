@@ -40,7 +40,14 @@ final class Keyspaces {
             Map<String, Long> raised = new java.util.HashMap<>();
             checkpoints.forEach((name, lsn) -> raised.put(name, Math.max(lsn, db.visibleSequence)));
             raised.forEach(db.wal::setCheckpoint); // no trim may pass them before the manifest has them
-            VersionEdit.Keyspace k = db.versions.createKeyspace(partitions, descriptor, raised, db.loggedSequence);
+            VersionEdit.Keyspace k;
+            try {
+                k = db.versions.createKeyspace(partitions, descriptor, raised, db.loggedSequence);
+            } catch (IOException e) {
+                // Not created: consumers of a keyspace that does not exist must not hold the log back.
+                raised.keySet().forEach(db.wal::removeCheckpoint);
+                throw e;
+            }
             Tree[] next = Arrays.copyOf(db.trees, db.versions.allocatedTrees());
             for (int t = k.firstTree(); t < k.firstTree() + partitions; t++) {
                 next[t] = new Tree(t);
@@ -48,7 +55,7 @@ final class Keyspaces {
             db.installTrees(next, db.versions.keyspaces());
             return new Keyspace(k.id(), k.partitions(), k.descriptor());
         } catch (IOException e) {
-            db.setBackgroundError(e);
+            db.failed(e);
             throw new StorageIOException("cannot create keyspace: " + e.getMessage(), e);
         } finally {
             db.commitLock.unlock();
@@ -63,7 +70,7 @@ final class Keyspaces {
             db.checkWritable();
             db.versions.updateKeyspace(id, descriptor, db.loggedSequence);
         } catch (IOException e) {
-            db.setBackgroundError(e);
+            db.failed(e);
             throw new StorageIOException("cannot update keyspace " + id + ": " + e.getMessage(), e);
         } finally {
             db.commitLock.unlock();
@@ -121,6 +128,8 @@ final class Keyspaces {
             dropping.forEach(t -> next[t.id] = null);
             db.installTrees(next, db.versions.keyspaces());
         } catch (IOException e) {
+            // Permanent even when the disk only was full: the keyspaces are half dropped in memory (their
+            // routes gone, their trees idle for good) and a reopen is what brings them back whole.
             db.setBackgroundError(e);
             throw new StorageIOException("cannot drop keyspaces " + ids + ": " + e.getMessage(), e);
         } finally {

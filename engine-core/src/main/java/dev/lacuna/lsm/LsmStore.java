@@ -242,7 +242,7 @@ public final class LsmStore implements AutoCloseable {
             db.versions.logAndApply(new dev.lacuna.manifest.VersionEdit().checkpoint(name, lsn), db.loggedSequence);
             db.wal.setCheckpoint(name, lsn);
         } catch (IOException e) {
-            db.setBackgroundError(e);
+            db.failed(e);
             throw new StorageIOException("cannot record checkpoint " + name + ": " + e.getMessage(), e);
         } finally {
             db.commitLock.unlock();
@@ -258,7 +258,7 @@ public final class LsmStore implements AutoCloseable {
             db.versions.logAndApply(new dev.lacuna.manifest.VersionEdit().removeCheckpoint(name), db.loggedSequence);
             db.wal.removeCheckpoint(name);
         } catch (IOException e) {
-            db.setBackgroundError(e);
+            db.failed(e);
             throw new StorageIOException("cannot remove checkpoint " + name + ": " + e.getMessage(), e);
         } finally {
             db.commitLock.unlock();
@@ -396,13 +396,13 @@ public final class LsmStore implements AutoCloseable {
                 compactor.compactRange(tree, from, to);
             }
         } catch (IOException e) {
-            db.setBackgroundError(e);
+            db.failed(e);
             throw new StorageIOException("compaction failed: " + e.getMessage(), e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new StorageIOException("interrupted while compacting", e);
         } catch (LacunaException e) {
-            db.setBackgroundError(e);
+            db.failed(e);
             throw e;
         }
     }

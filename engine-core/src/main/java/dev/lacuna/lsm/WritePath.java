@@ -272,10 +272,12 @@ final class WritePath {
                         start = System.nanoTime();
                     }
                     db.checkWritable();
+                    checkNotRetrying(tree);
                     background.scheduleFlush(tree);
                     background.scheduleCompaction(tree);
                     synchronized (db.progress) {
-                        if (isFull(tree) && db.backgroundError() == null && !db.closed) {
+                        if (isFull(tree) && db.backgroundError() == null && db.retryingError() == null
+                                && !db.closed) {
                             db.progress.wait(100); // re-check periodically as well as on each signal
                         }
                     }
@@ -288,6 +290,20 @@ final class WritePath {
             if (start != 0) {
                 db.stallNanos.add(System.nanoTime() - start);
             }
+        }
+    }
+
+    /**
+     * Refuses a write to a full partition while a background job is being retried after a transient error
+     * (a full disk): waiting would last as long as the disk stays full, with no bound. Writes to partitions
+     * with room go on meanwhile.
+     */
+    private void checkNotRetrying(Tree tree) {
+        Throwable retrying = db.retryingError();
+        if (retrying != null) {
+            throw new StorageIOException("store " + db.dir + " refuses writes to partition " + tree.id
+                    + " while it retries a failed flush or compaction (writes resume once one succeeds): "
+                    + retrying.getMessage(), retrying);
         }
     }
 

@@ -43,6 +43,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * background sync thread and releases the directory lock.
  */
 public final class Wal implements AutoCloseable {
+    private static final System.Logger LOG = System.getLogger(Wal.class.getName());
     /** Buffered SYNC records are written to the OS once this much is waiting, even before a leader comes. */
     private static final int FLUSH_THRESHOLD = 256 * 1024;
     private static final String LOCK_FILE = "LOCK";
@@ -75,6 +76,7 @@ public final class Wal implements AutoCloseable {
     private volatile Throwable failure;
 
     private final Object tail = new Object();
+    private final Object trimLock = new Object();
     private volatile int tailWaiters;
 
     private final Map<String, Long> checkpoints = new HashMap<>(); // guarded by itself
@@ -397,11 +399,19 @@ public final class Wal implements AutoCloseable {
 
     /**
      * Deletes every segment whose records are all at or below both {@code flushedLsn} (the owner's data up
-     * to there is stored elsewhere) and every consumer's checkpoint. The segment being written is kept.
+     * to there is stored elsewhere) and every consumer's checkpoint. The segment being written is kept. A
+     * segment that cannot be deleted is no error (it is logged, and tried again at the next trim or open).
      *
      * @return the number of segments deleted
      */
     public int deleteObsoleteSegments(long flushedLsn) {
+        // One trim at a time: segments a failed deletion puts back must be deleted before any later one.
+        synchronized (trimLock) {
+            return trim(flushedLsn);
+        }
+    }
+
+    private int trim(long flushedLsn) {
         long keepAbove = flushedLsn;
         synchronized (checkpoints) {
             for (long checkpoint : checkpoints.values()) {
@@ -409,6 +419,7 @@ public final class Wal implements AutoCloseable {
             }
         }
         List<Long> obsolete = new ArrayList<>();
+        Map<Long, Long> firstLsnOfDeleted = new HashMap<>();
         writeLock.lock();
         try {
             checkOpen();
@@ -422,23 +433,42 @@ public final class Wal implements AutoCloseable {
                 obsolete.add(number);
                 number = next;
             }
-            obsolete.forEach(segments::remove);
+            for (long n : obsolete) {
+                firstLsnOfDeleted.put(n, segments.remove(n));
+            }
         } finally {
             writeLock.unlock();
         }
         if (obsolete.isEmpty()) {
             return 0;
         }
+        int deleted = 0;
         try {
             for (long number : obsolete) { // oldest first, so a crash midway leaves a contiguous log
                 vfs.delete(dir.resolve(WalFormat.segmentName(number)));
                 segmentsDeleted.incrementAndGet();
+                deleted++;
             }
             vfs.syncDirectory(dir);
         } catch (IOException e) {
-            throw new StorageIOException("cannot delete obsolete write-ahead log segments in " + dir, e);
+            // Not an error: what the owner needs is stored elsewhere already. The segments not deleted go back
+            // into the log, oldest first, so the next trim deletes them before any later one and the log on
+            // disk never has a gap (which recovery would refuse); the next open replays them harmlessly.
+            List<Long> left = obsolete.subList(deleted, obsolete.size());
+            writeLock.lock();
+            try {
+                for (long number : left) {
+                    Long first = firstLsnOfDeleted.get(number);
+                    segments.put(number, first);
+                }
+            } finally {
+                writeLock.unlock();
+            }
+            LOG.log(System.Logger.Level.WARNING, "cannot delete obsolete write-ahead log segment "
+                    + (left.isEmpty() ? "(directory sync)" : left.get(0)) + " in " + dir + "; trying again at the next"
+                    + " trim: " + e);
         }
-        return obsolete.size();
+        return deleted;
     }
 
     /** Counters since the log was opened. */

@@ -224,6 +224,18 @@ final class Db {
         }
     }
 
+    /**
+     * Refuses {@code what} (which needs a flush or compaction) while a background job is being retried after
+     * a transient error: waiting would last as long as the disk stays full, with no bound.
+     */
+    void checkNotRetrying(String what) {
+        Throwable retrying = retryingError();
+        if (retrying != null) {
+            throw new StorageIOException("store " + dir + " refuses " + what + " while it retries a failed flush or"
+                    + " compaction (it goes on by itself once one succeeds): " + retrying.getMessage(), retrying);
+        }
+    }
+
     /** A transient error some background job is being retried after, or null if none is. */
     Throwable retryingError() {
         for (Throwable t : retrying.values()) {

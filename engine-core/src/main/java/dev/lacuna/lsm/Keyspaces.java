@@ -110,7 +110,8 @@ final class Keyspaces {
         }
         // Their memtables are flushed the ordinary way (memory and log bookkeeping stay simple), then the
         // files go with the keyspaces in one manifest edit.
-        awaitFlushed(dropping, "dropping keyspaces " + ids);
+        // Through retries: the keyspaces are half dropped in memory already (a close ends the wait).
+        awaitFlushed(dropping, "dropping keyspaces " + ids, false);
         try {
             for (Tree tree : dropping) {
                 tree.awaitAndStartCompaction(); // held for good: the tree is gone
@@ -154,7 +155,7 @@ final class Keyspaces {
         } finally {
             db.commitLock.unlock();
         }
-        awaitFlushed(trees, "flushing keyspace " + id);
+        awaitFlushed(trees, "flushing keyspace " + id, true);
     }
 
     /** See {@link LsmStore#keyspaces}. */
@@ -162,13 +163,17 @@ final class Keyspaces {
         return db.versions.keyspaces().stream().map(k -> new Keyspace(k.id(), k.partitions(), k.descriptor())).toList();
     }
 
-    /** Schedules flushes of {@code trees}' frozen memtables and waits until none is left. */
-    private void awaitFlushed(List<Tree> trees, String doing) {
+    /**
+     * Schedules flushes of {@code trees}' frozen memtables and waits until none is left; if
+     * {@code refuseWhileRetrying}, stops waiting with an error once a background job is being retried after a
+     * transient error (the wait could last as long as the disk stays full).
+     */
+    private void awaitFlushed(List<Tree> trees, String doing, boolean refuseWhileRetrying) {
         trees.forEach(background::scheduleFlush);
         try {
             synchronized (db.progress) {
                 while (trees.stream().anyMatch(t -> t.immutableCount() > 0) && db.backgroundError() == null
-                        && !db.closed) {
+                        && !db.closed && !(refuseWhileRetrying && db.retryingError() != null)) {
                     db.progress.wait(100);
                 }
             }
@@ -177,5 +182,8 @@ final class Keyspaces {
             throw new StorageIOException("interrupted while " + doing, e);
         }
         db.checkWritable();
+        if (trees.stream().anyMatch(t -> t.immutableCount() > 0)) {
+            db.checkNotRetrying(doing);
+        }
     }
 }

@@ -364,7 +364,7 @@ public final class LsmStore implements AutoCloseable {
         }
         try {
             synchronized (db.progress) {
-                while (anyImmutable() && db.backgroundError() == null && !db.closed) {
+                while (anyImmutable() && db.backgroundError() == null && !db.closed && db.retryingError() == null) {
                     db.progress.wait(100);
                 }
             }
@@ -373,6 +373,9 @@ public final class LsmStore implements AutoCloseable {
             throw new StorageIOException("interrupted while flushing", e);
         }
         db.checkWritable();
+        if (anyImmutable()) {
+            db.checkNotRetrying("a flush");
+        }
     }
 
     private boolean anyImmutable() {

@@ -295,16 +295,10 @@ final class WritePath {
 
     /**
      * Refuses a write to a full partition while a background job is being retried after a transient error
-     * (a full disk): waiting would last as long as the disk stays full, with no bound. Writes to partitions
-     * with room go on meanwhile.
+     * (a full disk); writes to partitions with room go on meanwhile.
      */
     private void checkNotRetrying(Tree tree) {
-        Throwable retrying = db.retryingError();
-        if (retrying != null) {
-            throw new StorageIOException("store " + db.dir + " refuses writes to partition " + tree.id
-                    + " while it retries a failed flush or compaction (writes resume once one succeeds): "
-                    + retrying.getMessage(), retrying);
-        }
+        db.checkNotRetrying("writes to partition " + tree.id + ", whose flushes or compactions are behind,");
     }
 
     private boolean isFull(Tree tree) {

@@ -85,6 +85,7 @@ final class Keyspaces {
             }
         }
         db.checkWritable();
+        db.checkNotRetrying("dropping keyspaces " + ids); // before anything changes, as waiting may not end
         List<Tree> dropping = new ArrayList<>();
         db.commitLock.lock();
         try {
@@ -110,8 +111,14 @@ final class Keyspaces {
         }
         // Their memtables are flushed the ordinary way (memory and log bookkeeping stay simple), then the
         // files go with the keyspaces in one manifest edit.
-        // Through retries: the keyspaces are half dropped in memory already (a close ends the wait).
-        awaitFlushed(dropping, "dropping keyspaces " + ids, false);
+        try {
+            awaitFlushed(dropping, "dropping keyspaces " + ids);
+        } catch (StorageIOException e) {
+            // The keyspaces are half dropped in memory (their routes gone), and waiting for a flush the disk
+            // keeps failing could last forever: stop writes, and a reopen brings the keyspaces back whole.
+            db.setBackgroundError(e);
+            throw e;
+        }
         try {
             for (Tree tree : dropping) {
                 tree.awaitAndStartCompaction(); // held for good: the tree is gone
@@ -155,7 +162,7 @@ final class Keyspaces {
         } finally {
             db.commitLock.unlock();
         }
-        awaitFlushed(trees, "flushing keyspace " + id, true);
+        awaitFlushed(trees, "flushing keyspace " + id);
     }
 
     /** See {@link LsmStore#keyspaces}. */
@@ -164,16 +171,16 @@ final class Keyspaces {
     }
 
     /**
-     * Schedules flushes of {@code trees}' frozen memtables and waits until none is left; if
-     * {@code refuseWhileRetrying}, stops waiting with an error once a background job is being retried after a
-     * transient error (the wait could last as long as the disk stays full).
+     * Schedules flushes of {@code trees}' frozen memtables and waits until none is left; stops waiting with an
+     * error once a background job is being retried after a transient error (the wait could last as long as
+     * the disk stays full).
      */
-    private void awaitFlushed(List<Tree> trees, String doing, boolean refuseWhileRetrying) {
+    private void awaitFlushed(List<Tree> trees, String doing) {
         trees.forEach(background::scheduleFlush);
         try {
             synchronized (db.progress) {
                 while (trees.stream().anyMatch(t -> t.immutableCount() > 0) && db.backgroundError() == null
-                        && !db.closed && !(refuseWhileRetrying && db.retryingError() != null)) {
+                        && !db.closed && db.retryingError() == null) {
                     db.progress.wait(100);
                 }
             }

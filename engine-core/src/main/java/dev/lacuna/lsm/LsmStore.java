@@ -348,7 +348,13 @@ public final class LsmStore implements AutoCloseable {
         }
     }
 
-    /** Writes every memtable to SSTables and waits until that is done. */
+    /**
+     * Writes every memtable to SSTables and waits until that is done.
+     *
+     * @throws StorageIOException if a flush or compaction fails on an I/O error meanwhile: it is retried in the
+     *                            background (the memtables are flushed once a retry succeeds), and this call
+     *                            does not wait for that
+     */
     public void flush() {
         db.checkWritable();
         db.commitLock.lock();

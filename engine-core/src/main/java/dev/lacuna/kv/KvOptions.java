@@ -1,6 +1,7 @@
 package dev.lacuna.kv;
 
 import dev.lacuna.storage.Durability;
+import dev.lacuna.storage.RetryPolicy;
 import dev.lacuna.vfs.NioVfs;
 import dev.lacuna.vfs.Vfs;
 import dev.lacuna.storage.WalOptions;
@@ -53,13 +54,20 @@ import java.util.Objects;
  *                                must hold what the memtables hold anyway, and the rest bounds the replay. Log
  *                                consumers' checkpoints (a global index's updater) also keep segments; no flush
  *                                frees those, so the log may exceed this while a consumer is behind
+ * @param retry                   how a flush or compaction that failed on an I/O error (a full disk) is
+ *                                retried: after 10 ms, doubling up to 1 s by default
+ *                                ({@link RetryPolicy#defaults()}). While it is retried, writes that need it
+ *                                (a partition whose flushes or compactions are behind) are refused with an
+ *                                error saying so, and the others go on; once it succeeds the store carries
+ *                                on without a reopen. A permanent error (corruption) stops writes until reopen
  */
 public record KvOptions(Vfs vfs, int partitions, KeyPrefix keyPrefix, long memtableBytes, long memoryBudget,
                         SstableOptions table, long blockCacheBytes, WalOptions wal, Durability durability,
                         int l0CompactionTrigger, int l0StopWritesTrigger, long levelBaseBytes, int levelMultiplier,
                         long targetFileBytes, double tombstoneDensityTrigger, long tombstoneAgeMillis,
                         int backgroundThreads, Clock clock, long deadEntryTrigger, long maxManifestBytes,
-                        KeyspaceRouter keyspaceRouter, int maxOpenFiles, long maxTotalLogSize) {
+                        KeyspaceRouter keyspaceRouter, int maxOpenFiles, long maxTotalLogSize,
+                        RetryPolicy retry) {
     /** Checks every setting. */
     public KvOptions {
         Objects.requireNonNull(vfs, "vfs");
@@ -69,6 +77,7 @@ public record KvOptions(Vfs vfs, int partitions, KeyPrefix keyPrefix, long memta
         Objects.requireNonNull(durability, "durability");
         Objects.requireNonNull(clock, "clock");
         Objects.requireNonNull(keyspaceRouter, "keyspaceRouter");
+        Objects.requireNonNull(retry, "retry");
         // The bloom filters must index the prefix that scans ask about: one setting, never two that disagree.
         table = table.withKeyPrefix(keyPrefix);
         if (partitions < 1 || partitions > 1024 || Integer.bitCount(partitions) != 1) {
@@ -143,6 +152,7 @@ public record KvOptions(Vfs vfs, int partitions, KeyPrefix keyPrefix, long memta
         private int maxOpenFiles = 1000;
         /** 0: four times {@link #memoryBudget}, resolved by {@link #build()}. */
         private long maxTotalLogSize;
+        private RetryPolicy retry = RetryPolicy.defaults();
 
         Builder() {
         }
@@ -171,6 +181,7 @@ public record KvOptions(Vfs vfs, int partitions, KeyPrefix keyPrefix, long memta
             maxManifestBytes = o.maxManifestBytes;
             maxOpenFiles = o.maxOpenFiles;
             maxTotalLogSize = o.maxTotalLogSize;
+            retry = o.retry;
         }
 
         /** Sets {@link KvOptions#vfs()}. */
@@ -221,6 +232,8 @@ public record KvOptions(Vfs vfs, int partitions, KeyPrefix keyPrefix, long memta
 
         /** Sets {@link KvOptions#keyspaceRouter()}. */
         public Builder keyspaceRouter(KeyspaceRouter r) { keyspaceRouter = r; return this; }
+        /** Sets {@link KvOptions#retry()}. */
+        public Builder retry(RetryPolicy r) { retry = r; return this; }
 
         /** Validates and builds. */
         public KvOptions build() {
@@ -228,7 +241,8 @@ public record KvOptions(Vfs vfs, int partitions, KeyPrefix keyPrefix, long memta
                     durability, l0CompactionTrigger, l0StopWritesTrigger, levelBaseBytes, levelMultiplier,
                     targetFileBytes, tombstoneDensityTrigger, tombstoneAgeMillis, backgroundThreads, clock,
                     deadEntryTrigger, maxManifestBytes, keyspaceRouter, maxOpenFiles,
-                    maxTotalLogSize != 0 ? maxTotalLogSize : (memoryBudget > Long.MAX_VALUE / 4 ? Long.MAX_VALUE : 4 * memoryBudget));
+                    maxTotalLogSize != 0 ? maxTotalLogSize : (memoryBudget > Long.MAX_VALUE / 4 ? Long.MAX_VALUE : 4 * memoryBudget),
+                    retry);
         }
     }
 }

@@ -59,7 +59,10 @@ public final class KvStore implements AutoCloseable {
      * Applies {@code batch} atomically and returns once it is as durable as {@code durability} asks.
      *
      * @return the batch's sequence number (its log LSN)
-     * @throws StorageIOException if the log or a background job failed (the store then refuses writes)
+     * @throws StorageIOException if the log failed this write (the next one recovers it), if a partition it
+     *                            writes to waits for a flush or compaction being retried after an I/O error
+     *                            ({@link KvOptions#retry()}), or if a background job failed for good
+     *                            (corruption: the store then refuses writes until reopened)
      * @throws dev.lacuna.storage.DatabaseClosedException if the store is closed
      */
     public long write(WriteBatch batch, Durability durability) {

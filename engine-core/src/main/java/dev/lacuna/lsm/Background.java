@@ -16,8 +16,11 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The store's background threads and the flush job. Flushes and compactions of one partition never
- * overlap with another of the same kind; different partitions proceed in parallel. A job that fails
- * records the error, after which the store refuses writes (see {@link Db#checkWritable()}). Every job
+ * overlap with another of the same kind; different partitions proceed in parallel. A job that fails on a
+ * transient error (an I/O error: a full disk) is retried with a bounded backoff ({@link
+ * dev.lacuna.kv.KvOptions#retry()}), while writes that need it are refused (see {@link WritePath}); one that
+ * fails on a permanent error (corruption, a bug) records it, after which the store refuses writes (see
+ * {@link Db#checkWritable()}). A backoff ends early when the store closes. Every job
  * signals {@link Db#progress} when it ends. The threads are named {@code lacuna-bg-N} and stop on
  * {@link #shutdown()}.
  */
@@ -72,13 +75,7 @@ final class Background {
                 boolean didWork = false;
                 boolean askedAgain;
                 try {
-                    if (db.backgroundError() == null && !db.closed) {
-                        didWork = compactor.compactOnce(tree);
-                    }
-                } catch (IOException | RuntimeException | Error e) {
-                    // Any failure stops writes with a clear error; a silent one would leave writers waiting
-                    // for a compaction that never comes.
-                    db.setBackgroundError(e);
+                    didWork = compactRetrying(tree);
                 } finally {
                     askedAgain = tree.releaseCompactionSlot();
                     db.signalProgress();
@@ -88,6 +85,44 @@ final class Background {
                 }
             });
         }
+    }
+
+    /**
+     * Runs one compaction of {@code tree} if one is due, retrying it after a transient error (a failed
+     * compaction leaves its outputs deleted and the version unchanged, so it can simply run again). A
+     * permanent error stops writes with a clear error; a silent one would leave writers waiting for a
+     * compaction that never comes.
+     */
+    private boolean compactRetrying(Tree tree) {
+        String job = "compaction of partition " + tree.id;
+        for (int attempt = 1; db.backgroundError() == null && !db.closed; attempt++) {
+            try {
+                boolean didWork = compactor.compactOnce(tree);
+                db.recovered(job);
+                return didWork;
+            } catch (IOException | RuntimeException | Error e) {
+                if (!retryAfter(job, e, attempt)) {
+                    break;
+                }
+            }
+        }
+        db.recovered(job); // stopped for good (closed, or a permanent error that stops writes anyway)
+        return false;
+    }
+
+    /**
+     * After background job {@code job} failed on {@code error}: a transient error is recorded and waited out
+     * (the backoff of {@link dev.lacuna.kv.KvOptions#retry()}), and true returned to run the job again; a
+     * permanent error stops writes, and false is returned, as it is when the store closes meanwhile.
+     */
+    private boolean retryAfter(String job, Throwable error, int attempt) {
+        if (!db.options.retry().retries(error)) {
+            db.setBackgroundError(error);
+            return false;
+        }
+        db.retrying(job, error);
+        db.signalProgress(); // writers stalled on this job re-check, and are told it is being retried
+        return db.pauseBeforeRetry(db.options.retry().delayNanos(attempt));
     }
 
     /**
@@ -128,26 +163,40 @@ final class Background {
         }
     }
 
-    /** Flushes every frozen memtable of {@code tree}, oldest first. */
+    /**
+     * Flushes every frozen memtable of {@code tree}, oldest first. A flush that fails on a transient error is
+     * run again after a backoff (it left nothing behind: its tables are deleted, the version is unchanged);
+     * a permanent error stops writes.
+     */
     private void flushAll(Tree tree) {
+        String job = "flush of partition " + tree.id;
+        int attempt = 0;
         while (db.backgroundError() == null && !db.closed) {
             Memtable imm = tree.startFlush();
             if (imm == null) {
-                return;
+                break;
             }
             boolean ok = false;
+            Throwable error = null;
             try {
                 flush(tree, imm);
                 ok = true;
             } catch (IOException | RuntimeException | Error e) {
-                db.setBackgroundError(e);
+                error = e;
             } finally {
                 tree.endFlush(imm, ok);
                 if (ok) {
                     db.memoryUsed.addAndGet(-imm.bytes());
                 }
             }
+            if (ok) {
+                attempt = 0;
+                db.recovered(job);
+            } else if (!retryAfter(job, error, ++attempt)) {
+                break;
+            }
         }
+        db.recovered(job); // done, or stopped for good (closed, or a permanent error that stops writes anyway)
     }
 
     /**
@@ -189,7 +238,12 @@ final class Background {
         for (FileMeta f : files) {
             edit.addFile(tree.id, 0, f);
         }
-        db.versions.logAndApply(edit, db.loggedSequence);
+        try {
+            db.versions.logAndApply(edit, db.loggedSequence);
+        } catch (IOException | RuntimeException e) {
+            db.versions.abandonOutputs(files);
+            throw e;
+        }
         db.flushes.increment();
         db.flushBytes.add(out.bytesWritten());
         db.droppedEntries.add(dropped);

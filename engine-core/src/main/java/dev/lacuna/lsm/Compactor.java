@@ -200,7 +200,12 @@ final class Compactor {
         for (FileMeta f : outputs) {
             edit.addFile(c.tree(), c.outputLevel(), f);
         }
-        db.versions.logAndApply(edit, db.loggedSequence);
+        try {
+            db.versions.logAndApply(edit, db.loggedSequence);
+        } catch (IOException | RuntimeException e) {
+            db.versions.abandonOutputs(outputs);
+            throw e;
+        }
         db.compactions.increment();
         db.compactionBytesRead.add(c.inputBytes());
         db.compactionBytesWritten.add(out.bytesWritten());

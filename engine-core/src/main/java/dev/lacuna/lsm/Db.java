@@ -13,6 +13,8 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.ReentrantLock;
@@ -23,6 +25,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * {@link Compactor} and {@link Keyspaces}; {@link Recovery} opens it and {@link LsmStore} closes it.
  */
 final class Db {
+    private static final System.Logger LOG = System.getLogger(Db.class.getName());
+
     final KvOptions options;
     final Vfs vfs;
     final Path dir;
@@ -61,6 +65,8 @@ final class Db {
     final AtomicLong memoryUsed = new AtomicLong();
     volatile boolean closed;
     private volatile Throwable backgroundError;
+    /** Background jobs being retried after a transient error, by name, with the error. */
+    private final Map<String, Throwable> retrying = new ConcurrentHashMap<>();
 
     // Counters.
     final LongAdder userBytes = new LongAdder();
@@ -168,7 +174,11 @@ final class Db {
         }
     }
 
-    /** Refuses writes after a background I/O error: the store cannot tell what reached the disk. */
+    /**
+     * Refuses writes after a permanent background error (corruption, a programming error): the store cannot
+     * tell what is right any more. A transient one (see {@link #retrying}) refuses only the writes that need
+     * the failing job ({@link WritePath}).
+     */
     void checkWritable() {
         checkOpen();
         Throwable error = backgroundError;
@@ -178,15 +188,86 @@ final class Db {
         }
     }
 
+    /** The permanent background error, or null. */
     Throwable backgroundError() {
         return backgroundError;
     }
 
+    /** Records a permanent error: from now on the store refuses writes until it is reopened. */
     void setBackgroundError(Throwable error) {
         if (backgroundError == null) {
             backgroundError = error;
+            LOG.log(System.Logger.Level.ERROR, "store " + dir + " refuses writes until reopened", error);
         }
         signalProgress();
+    }
+
+    /**
+     * A foreground operation met {@code error} (the caller is told): a permanent one also stops writes, a
+     * transient one stops nothing, as the operation changed nothing (a manifest edit is installed only once
+     * durable, and the manifest is replaced at the next edit).
+     */
+    void failed(Throwable error) {
+        if (!options.retry().retries(error)) {
+            setBackgroundError(error);
+        }
+    }
+
+    /** Background job {@code job} failed on {@code error}, which is transient: it will be run again. */
+    void retrying(String job, Throwable error) {
+        if (retrying.put(job, error) == null) {
+            LOG.log(System.Logger.Level.WARNING, "store " + dir + ": " + job + " failed, retrying: " + error);
+        }
+    }
+
+    /** Background job {@code job} succeeded (or stopped for good): it no longer holds writes back. */
+    void recovered(String job) {
+        if (retrying.remove(job) != null && !closed) {
+            LOG.log(System.Logger.Level.INFO, "store " + dir + ": " + job + " succeeded after retries");
+        }
+    }
+
+    /**
+     * Refuses {@code what} (which needs a flush or compaction) while a background job is being retried after
+     * a transient error: waiting would last as long as the disk stays full, with no bound.
+     */
+    void checkNotRetrying(String what) {
+        Throwable retrying = retryingError();
+        if (retrying != null) {
+            throw new StorageIOException("store " + dir + " refuses " + what + " while it retries a failed flush or"
+                    + " compaction (it goes on by itself once one succeeds): " + retrying.getMessage(), retrying);
+        }
+    }
+
+    /** A transient error some background job is being retried after, or null if none is. */
+    Throwable retryingError() {
+        for (Throwable t : retrying.values()) {
+            return t;
+        }
+        return null;
+    }
+
+    /**
+     * Waits {@code nanos} before a retry, or less if the store closes (returns false then). A close or an
+     * interrupt ends the wait at once.
+     */
+    boolean pauseBeforeRetry(long nanos) {
+        long deadline = System.nanoTime() + nanos;
+        synchronized (progress) {
+            while (!closed) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    return true;
+                }
+                try {
+                    progress.wait(left / 1_000_000, (int) (left % 1_000_000));
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return false;
+                }
+            }
+        }
+        return false;
     }
 
     void signalProgress() {
@@ -204,7 +285,9 @@ final class Db {
         } catch (NoSuchFileException e) {
             // already gone (deleted before a crash that the manifest did not see)
         } catch (IOException e) {
-            // a leftover file wastes space but harms nothing; the next open deletes it
+            // A leftover file wastes space but harms nothing: no version names it, and the next open deletes it.
+            LOG.log(System.Logger.Level.WARNING, "cannot delete obsolete table " + number + " in " + dir
+                    + "; the next open deletes it: " + e);
         }
     }
 }

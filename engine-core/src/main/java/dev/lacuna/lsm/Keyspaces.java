@@ -40,7 +40,14 @@ final class Keyspaces {
             Map<String, Long> raised = new java.util.HashMap<>();
             checkpoints.forEach((name, lsn) -> raised.put(name, Math.max(lsn, db.visibleSequence)));
             raised.forEach(db.wal::setCheckpoint); // no trim may pass them before the manifest has them
-            VersionEdit.Keyspace k = db.versions.createKeyspace(partitions, descriptor, raised, db.loggedSequence);
+            VersionEdit.Keyspace k;
+            try {
+                k = db.versions.createKeyspace(partitions, descriptor, raised, db.loggedSequence);
+            } catch (IOException e) {
+                // Not created: consumers of a keyspace that does not exist must not hold the log back.
+                raised.keySet().forEach(db.wal::removeCheckpoint);
+                throw e;
+            }
             Tree[] next = Arrays.copyOf(db.trees, db.versions.allocatedTrees());
             for (int t = k.firstTree(); t < k.firstTree() + partitions; t++) {
                 next[t] = new Tree(t);
@@ -48,7 +55,7 @@ final class Keyspaces {
             db.installTrees(next, db.versions.keyspaces());
             return new Keyspace(k.id(), k.partitions(), k.descriptor());
         } catch (IOException e) {
-            db.setBackgroundError(e);
+            db.failed(e);
             throw new StorageIOException("cannot create keyspace: " + e.getMessage(), e);
         } finally {
             db.commitLock.unlock();
@@ -63,7 +70,7 @@ final class Keyspaces {
             db.checkWritable();
             db.versions.updateKeyspace(id, descriptor, db.loggedSequence);
         } catch (IOException e) {
-            db.setBackgroundError(e);
+            db.failed(e);
             throw new StorageIOException("cannot update keyspace " + id + ": " + e.getMessage(), e);
         } finally {
             db.commitLock.unlock();
@@ -78,6 +85,7 @@ final class Keyspaces {
             }
         }
         db.checkWritable();
+        db.checkNotRetrying("dropping keyspaces " + ids); // before anything changes, as waiting may not end
         List<Tree> dropping = new ArrayList<>();
         db.commitLock.lock();
         try {
@@ -103,7 +111,14 @@ final class Keyspaces {
         }
         // Their memtables are flushed the ordinary way (memory and log bookkeeping stay simple), then the
         // files go with the keyspaces in one manifest edit.
-        awaitFlushed(dropping, "dropping keyspaces " + ids);
+        try {
+            awaitFlushed(dropping, "dropping keyspaces " + ids);
+        } catch (StorageIOException e) {
+            // The keyspaces are half dropped in memory (their routes gone), and waiting for a flush the disk
+            // keeps failing could last forever: stop writes, and a reopen brings the keyspaces back whole.
+            db.setBackgroundError(e);
+            throw e;
+        }
         try {
             for (Tree tree : dropping) {
                 tree.awaitAndStartCompaction(); // held for good: the tree is gone
@@ -121,6 +136,8 @@ final class Keyspaces {
             dropping.forEach(t -> next[t.id] = null);
             db.installTrees(next, db.versions.keyspaces());
         } catch (IOException e) {
+            // Permanent even when the disk only was full: the keyspaces are half dropped in memory (their
+            // routes gone, their trees idle for good) and a reopen is what brings them back whole.
             db.setBackgroundError(e);
             throw new StorageIOException("cannot drop keyspaces " + ids + ": " + e.getMessage(), e);
         } finally {
@@ -153,13 +170,17 @@ final class Keyspaces {
         return db.versions.keyspaces().stream().map(k -> new Keyspace(k.id(), k.partitions(), k.descriptor())).toList();
     }
 
-    /** Schedules flushes of {@code trees}' frozen memtables and waits until none is left. */
+    /**
+     * Schedules flushes of {@code trees}' frozen memtables and waits until none is left; stops waiting with an
+     * error once a background job is being retried after a transient error (the wait could last as long as
+     * the disk stays full).
+     */
     private void awaitFlushed(List<Tree> trees, String doing) {
         trees.forEach(background::scheduleFlush);
         try {
             synchronized (db.progress) {
                 while (trees.stream().anyMatch(t -> t.immutableCount() > 0) && db.backgroundError() == null
-                        && !db.closed) {
+                        && !db.closed && db.retryingError() == null) {
                     db.progress.wait(100);
                 }
             }
@@ -168,5 +189,8 @@ final class Keyspaces {
             throw new StorageIOException("interrupted while " + doing, e);
         }
         db.checkWritable();
+        if (trees.stream().anyMatch(t -> t.immutableCount() > 0)) {
+            db.checkNotRetrying(doing);
+        }
     }
 }

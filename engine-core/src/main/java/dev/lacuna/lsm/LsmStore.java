@@ -257,7 +257,7 @@ public final class LsmStore implements AutoCloseable {
             db.versions.logAndApply(new dev.lacuna.manifest.VersionEdit().checkpoint(name, lsn), db.loggedSequence);
             db.wal.setCheckpoint(name, lsn);
         } catch (IOException e) {
-            db.setBackgroundError(e);
+            db.failed(e);
             throw new StorageIOException("cannot record checkpoint " + name + ": " + e.getMessage(), e);
         } finally {
             db.commitLock.unlock();
@@ -273,7 +273,7 @@ public final class LsmStore implements AutoCloseable {
             db.versions.logAndApply(new dev.lacuna.manifest.VersionEdit().removeCheckpoint(name), db.loggedSequence);
             db.wal.removeCheckpoint(name);
         } catch (IOException e) {
-            db.setBackgroundError(e);
+            db.failed(e);
             throw new StorageIOException("cannot remove checkpoint " + name + ": " + e.getMessage(), e);
         } finally {
             db.commitLock.unlock();
@@ -363,7 +363,13 @@ public final class LsmStore implements AutoCloseable {
         }
     }
 
-    /** Writes every memtable to SSTables and waits until that is done. */
+    /**
+     * Writes every memtable to SSTables and waits until that is done.
+     *
+     * @throws StorageIOException if a flush or compaction fails on an I/O error meanwhile: it is retried in the
+     *                            background (the memtables are flushed once a retry succeeds), and this call
+     *                            does not wait for that
+     */
     public void flush() {
         db.checkWritable();
         db.commitLock.lock();
@@ -379,7 +385,7 @@ public final class LsmStore implements AutoCloseable {
         }
         try {
             synchronized (db.progress) {
-                while (anyImmutable() && db.backgroundError() == null && !db.closed) {
+                while (anyImmutable() && db.backgroundError() == null && !db.closed && db.retryingError() == null) {
                     db.progress.wait(100);
                 }
             }
@@ -388,6 +394,9 @@ public final class LsmStore implements AutoCloseable {
             throw new StorageIOException("interrupted while flushing", e);
         }
         db.checkWritable();
+        if (anyImmutable()) {
+            db.checkNotRetrying("a flush");
+        }
     }
 
     private boolean anyImmutable() {
@@ -411,13 +420,13 @@ public final class LsmStore implements AutoCloseable {
                 compactor.compactRange(tree, from, to);
             }
         } catch (IOException e) {
-            db.setBackgroundError(e);
+            db.failed(e);
             throw new StorageIOException("compaction failed: " + e.getMessage(), e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new StorageIOException("interrupted while compacting", e);
         } catch (LacunaException e) {
-            db.setBackgroundError(e);
+            db.failed(e);
             throw e;
         }
     }

@@ -37,6 +37,7 @@ final class VersionSet implements AutoCloseable {
      * Lacuna and is refused.
      */
     static final int STORE_FORMAT = 1;
+    private static final System.Logger LOG = System.getLogger(VersionSet.class.getName());
 
     private static final Comparator<FileMeta> BY_NEWEST = Comparator.comparingLong(FileMeta::maxSequence).reversed();
     private static final Comparator<FileMeta> BY_KEY = (a, b) -> InternalKey.compare(a.smallest(), b.smallest());
@@ -64,6 +65,10 @@ final class VersionSet implements AutoCloseable {
     private String owner;
     private int storeFormat;
     private Manifest manifest;
+    /** A write to {@link #manifest} failed: its end is unknown, so the next edit starts a new manifest. */
+    private boolean manifestSuspect;
+    /** Tables named only by edits that failed to be written ({@link #abandonOutputs}). */
+    private final List<Long> abandoned = new ArrayList<>();
     private final long maxManifestBytes;
 
     private VersionSet(Vfs vfs, Path dir, int treeCount, long maxManifestBytes, LongConsumer obsoleteFile) {
@@ -284,6 +289,12 @@ final class VersionSet implements AutoCloseable {
     /**
      * Makes {@code edit} durable in the manifest, then installs the versions it produces. {@code lastSequence}
      * is recorded with it (recovery takes the larger of it and the log's).
+     *
+     * <p>If writing the edit fails, nothing is installed, and the manifest's end is unknown: the edit may be
+     * on disk whole, in part, or not at all. The next edit therefore starts a new manifest (a snapshot of the
+     * state as installed, which does not hold the failed edit) instead of appending after what may be a
+     * partial record; and files only the failed edit named ({@link #abandonOutputs}) are deleted only once that
+     * new manifest is current, since a crash before then may recover the old manifest with the edit in it.
      */
     synchronized void logAndApply(VersionEdit edit, long lastSequenceNow) throws IOException {
         edit.nextFileNumber(nextFileNumber).lastSequence(Math.max(lastSequence, lastSequenceNow));
@@ -297,12 +308,27 @@ final class VersionSet implements AutoCloseable {
         }
         // Nothing is installed before the edit is durable: installing releases the versions it replaces,
         // whose files are then deleted, which only the durable edit allows.
-        if (manifest.size() > maxManifestBytes) {
-            rotateManifest(edit);
-        } else {
-            manifest.append(edit);
+        try {
+            if (manifestSuspect || manifest.size() > maxManifestBytes) {
+                rotateManifest(edit);
+            } else {
+                manifest.append(edit);
+            }
+        } catch (IOException | RuntimeException | Error e) {
+            manifestSuspect = true;
+            throw e;
         }
         apply(edit, Manifest.fileName(manifest.number()));
+    }
+
+    /**
+     * The tables {@code outputs} of a flush or compaction whose {@link #logAndApply} failed: deleted once a
+     * manifest without the failed edit is current (at the next successful edit), or by the next open.
+     */
+    synchronized void abandonOutputs(List<FileMeta> outputs) {
+        for (FileMeta f : outputs) {
+            abandoned.add(f.number());
+        }
     }
 
     /** Starts a new manifest holding the state as it is and then {@code edit}, and makes it current. */
@@ -312,16 +338,37 @@ final class VersionSet implements AutoCloseable {
         Manifest next = Manifest.create(vfs, dir, number, snapshot(), edit);
         Manifest old = manifest;
         manifest = next;
-        old.close();
+        manifestSuspect = false;
+        try {
+            old.close();
+        } catch (IOException e) {
+            LOG.log(System.Logger.Level.WARNING, "cannot close the previous manifest in " + dir + ": " + e);
+        }
         deleteOtherManifests(number);
+        // Only now can no crash bring back a manifest naming them: CURRENT names the new one, durably.
+        for (long n : abandoned) {
+            if (!fileRefs.containsKey(n)) {
+                obsoleteFile.accept(n);
+            }
+        }
+        abandoned.clear();
     }
 
-    private void deleteOtherManifests(long keep) throws IOException {
+    /**
+     * Deletes every manifest but {@code keep}, which is current. A failure is no error: the file is left for
+     * the next open, which reads only the manifest {@code CURRENT} names.
+     */
+    private void deleteOtherManifests(long keep) {
         String keepName = Manifest.fileName(keep);
-        for (String name : vfs.list(dir)) {
-            if (name.startsWith("MANIFEST-") && !name.equals(keepName)) {
-                vfs.delete(dir.resolve(name));
+        try {
+            for (String name : vfs.list(dir)) {
+                if (name.startsWith("MANIFEST-") && !name.equals(keepName)) {
+                    vfs.delete(dir.resolve(name));
+                }
             }
+        } catch (IOException e) {
+            LOG.log(System.Logger.Level.WARNING, "cannot delete an old manifest in " + dir
+                    + "; the next open deletes it: " + e);
         }
     }
 

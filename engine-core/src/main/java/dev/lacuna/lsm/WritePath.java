@@ -303,10 +303,12 @@ final class WritePath {
                         start = System.nanoTime();
                     }
                     db.checkWritable();
+                    checkNotRetrying(tree);
                     background.scheduleFlush(tree);
                     background.scheduleCompaction(tree);
                     synchronized (db.progress) {
-                        if (isFull(tree) && db.backgroundError() == null && !db.closed) {
+                        if (isFull(tree) && db.backgroundError() == null && db.retryingError() == null
+                                && !db.closed) {
                             db.progress.wait(100); // re-check periodically as well as on each signal
                         }
                     }
@@ -320,6 +322,14 @@ final class WritePath {
                 db.stallNanos.add(System.nanoTime() - start);
             }
         }
+    }
+
+    /**
+     * Refuses a write to a full partition while a background job is being retried after a transient error
+     * (a full disk); writes to partitions with room go on meanwhile.
+     */
+    private void checkNotRetrying(Tree tree) {
+        db.checkNotRetrying("writes to partition " + tree.id + ", whose flushes or compactions are behind,");
     }
 
     private boolean isFull(Tree tree) {

@@ -13,6 +13,7 @@ import dev.lacuna.index.ItemChange;
 import dev.lacuna.kv.KvSnapshot;
 import dev.lacuna.kv.WriteBatch;
 import dev.lacuna.storage.LacunaException;
+import dev.lacuna.storage.RetryPolicy;
 import java.time.Duration;
 import java.util.List;
 
@@ -27,6 +28,10 @@ import java.util.List;
  * keyspace is flushed first, then the checkpoint recorded in the manifest, so it never claims more than
  * the index's files hold; the log keeps every record above it.
  *
+ * <p>A transient error (an I/O error: a full disk) while reading the log, applying entries or checkpointing
+ * is retried with a bounded backoff ({@link RetryPolicy#defaults()}), reading the log again from the last
+ * record applied; only a permanent one (corruption, a bug) makes the index {@link IndexStatus#FAILED}.
+ *
  * <p>A new index on a table that holds items is first backfilled from a snapshot (status {@code CREATING},
  * progress readable), then follows the log after the snapshot.
  */
@@ -37,6 +42,9 @@ final class GlobalIndexUpdater implements IndexMaintainer {
     private static final int BACKFILL_BATCH = 512;
     /** How long a read of the log waits for a record before the updater checks for an idle checkpoint. */
     private static final Duration POLL = Duration.ofMillis(50);
+    /** How transient errors are told from permanent ones, and waited out. */
+    private static final RetryPolicy RETRY = RetryPolicy.defaults();
+    private static final System.Logger LOG = System.getLogger(GlobalIndexUpdater.class.getName());
 
     private final IndexContext context;
     private final IndexEntries entries;
@@ -89,18 +97,22 @@ final class GlobalIndexUpdater implements IndexMaintainer {
             long from;
             if (backfillFrom != null) {
                 try (backfillFrom) {
-                    backfill(backfillFrom);
+                    retrying(() -> backfill(backfillFrom));
                     from = backfillFrom.sequence();
                 }
-                context.flush();
-                context.activated();
+                retrying(() -> {
+                    context.flush();
+                    context.activated();
+                });
                 status = IndexStatus.ACTIVE;
             } else {
                 from = context.checkpointLsn();
             }
             checkpointed = from;
             advance(from);
-            follow(from);
+            // After a transient error the log is read again from the last record applied whole: applying a
+            // record twice gives the same entries at the same sequence numbers.
+            retrying(() -> follow(applied));
         } catch (InterruptedException e) {
             // closing
         } catch (Throwable t) {
@@ -115,7 +127,60 @@ final class GlobalIndexUpdater implements IndexMaintainer {
         }
     }
 
+    /** A step of the updater that may be run again from its start after a transient error. */
+    @FunctionalInterface
+    private interface Step {
+        void run() throws InterruptedException;
+    }
+
+    /**
+     * Runs {@code step}, running it again after each transient error (an I/O error: a full disk, a store
+     * retrying a flush) once a backoff has passed, as long as the updater is not closing. A permanent error
+     * (corruption, a bug) is thrown, and the index goes {@link IndexStatus#FAILED}. The backoff starts again
+     * whenever the step made progress between two errors.
+     */
+    private void retrying(Step step) throws InterruptedException {
+        int attempt = 0;
+        long appliedAtLastError = -1;
+        while (true) {
+            try {
+                step.run();
+                return;
+            } catch (RuntimeException e) {
+                if (stopping) {
+                    throw new InterruptedException("closing"); // a close is no failure, whatever it caused
+                }
+                if (!RETRY.retries(e)) {
+                    throw e;
+                }
+                attempt = applied != appliedAtLastError ? 1 : attempt + 1;
+                appliedAtLastError = applied;
+                if (attempt == 1) {
+                    LOG.log(System.Logger.Level.WARNING, "index " + context.index().name() + " of table "
+                            + context.table().name() + ": retrying after " + e);
+                }
+                pause(RETRY.delayNanos(attempt));
+            }
+        }
+    }
+
+    /** Waits {@code nanos}, or until the updater is closing (then throws {@link InterruptedException}). */
+    private void pause(long nanos) throws InterruptedException {
+        long deadline = System.nanoTime() + nanos;
+        synchronized (progress) {
+            while (!stopping) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    return;
+                }
+                progress.wait(left / 1_000_000, (int) (left % 1_000_000));
+            }
+        }
+        throw new InterruptedException("closing");
+    }
+
     private void backfill(KvSnapshot snapshot) {
+        backfillDone = 0; // a retry starts over: entries applied twice are the same entries
         long[] total = {0};
         context.scanTable(snapshot, item -> total[0]++);
         backfillTotal = total[0];
@@ -283,6 +348,9 @@ final class GlobalIndexUpdater implements IndexMaintainer {
         }
         if (t == null) {
             return;
+        }
+        synchronized (progress) {
+            progress.notifyAll(); // ends a backoff before a retry
         }
         synchronized (pollLock) {
             if (polling) {

@@ -16,14 +16,14 @@ import dev.lacuna.index.IndexEntry;
 import dev.lacuna.kv.KvSnapshot;
 import dev.lacuna.kv.WriteBatch;
 import dev.lacuna.storage.LacunaException;
-import dev.lacuna.storage.StorageIOException;
+import dev.lacuna.storage.CorruptionException;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
 
 /**
- * A GSI updater that fails (here: reading the log fails) reports it to a read-your-writes reader waiting
+ * A GSI updater that fails for good (here: the log it reads is damaged) reports it to a read-your-writes reader waiting
  * for it as the API's {@link LacunaException}, naming the index and its state, as a query that finds the
  * index failed already does. Found by the fault campaign: a query waiting while the updater hit an injected
  * I/O error escaped as a bare {@code IllegalStateException}.
@@ -39,8 +39,9 @@ class UpdaterFailureTest {
             IndexChecker.await(() -> updater.status() == IndexStatus.FAILED, WAIT, "the updater failing");
             assertThatThrownBy(() -> updater.awaitApplied(5, WAIT))
                     .isInstanceOf(LacunaException.class)
-                    .hasMessage("index GSI1 of table Tickets is FAILED: cannot read the log (injected)")
-                    .hasCauseInstanceOf(StorageIOException.class);
+                    .hasMessage("index GSI1 of table Tickets is FAILED: cannot read the log (injected)"
+                            + " (file /db/wal/0000000000000001.wal, offset 40)")
+                    .hasCauseInstanceOf(CorruptionException.class);
             assertThat(updater.appliedLsn()).isZero();
         } finally {
             updater.close();
@@ -82,7 +83,8 @@ class UpdaterFailureTest {
             return new ChangeLog() {
                 @Override
                 public dev.lacuna.index.ChangeRecord next(Duration timeout) {
-                    throw new StorageIOException("cannot read the log (injected)", (Throwable) null);
+                    // Permanent: a transient error (an I/O error) would be retried instead.
+                    throw new CorruptionException("/db/wal/0000000000000001.wal", 40, "cannot read the log (injected)");
                 }
 
                 @Override

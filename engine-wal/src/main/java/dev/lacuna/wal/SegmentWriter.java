@@ -38,6 +38,11 @@ final class SegmentWriter {
     private byte[] pending = new byte[16 * 1024];
     private int pendingLength;
     private long lastLsn;
+    /** Offset up to which the file is known durable: the end of what the last fsync that succeeded covered. */
+    private volatile long syncedTo;
+    /** Where the seal was handed to the OS, if it was and the seal's fsync has not succeeded yet; else -1. */
+    private long sealAt = -1;
+    private boolean sealed;
 
     private SegmentWriter(VfsFile file, long number, long firstLsn, int blockSize, long preallocate) {
         this.file = file;
@@ -65,6 +70,7 @@ final class SegmentWriter {
             writer.allocated = HEADER_SIZE;
             writer.extendTo(HEADER_SIZE + writer.preallocate);
             file.force();
+            writer.syncedTo = HEADER_SIZE;
             vfs.syncDirectory(dir);
             return writer;
         } catch (IOException | RuntimeException e) {
@@ -159,9 +165,85 @@ final class SegmentWriter {
         pendingLength = 0;
     }
 
-    /** Fsyncs what has been written. */
-    void force() throws IOException {
+    /** Fsyncs what has been written; {@code written} is what the caller saw written before it. */
+    void force(long written) throws IOException {
         file.force();
+        if (written > syncedTo) {
+            syncedTo = written; // a race with another force only makes it lower than it could be
+        }
+    }
+
+    /** Where the pending buffer and the last record stand: what {@link #rollback} returns to. */
+    long mark() {
+        return ((long) pendingLength << 32) | (lastLsn - firstLsn + 1);
+    }
+
+    /**
+     * Forgets the records added since {@code mark} was taken, none of which may have been handed to the OS
+     * whole: a write that failed was for them, and its caller is told so.
+     */
+    void rollback(long mark) {
+        pendingLength = (int) (mark >>> 32);
+        lastLsn = firstLsn - 1 + (mark & 0xFFFFFFFFL);
+    }
+
+    boolean isSealed() {
+        return sealed;
+    }
+
+    /**
+     * After a write or fsync of this segment failed: makes every record added so far durable, or throws. The
+     * file may end in garbage (part of a write that failed, a seal whose fsync failed), and what was handed
+     * to the OS since the last fsync that succeeded may not be on disk, even if a later fsync succeeds (Linux
+     * marks the pages of a failed writeback clean: "fsyncgate"). So the garbage is cut, those bytes are
+     * written again as read back (which makes their pages dirty again), the records still pending follow,
+     * and after the fsync every record is read back and checked before the segment is sealed.
+     *
+     * <p>Every write here goes at the end of the records, and rewritten bytes are the bytes already there:
+     * a crash at any point leaves records followed by a prefix of the pending ones, which recovery takes
+     * for a torn tail.
+     *
+     * @throws dev.lacuna.storage.CorruptionException if records read back are not the ones written (lost
+     *                                                from the OS's cache): no fsync can bring them back
+     */
+    void rewriteAfterFailure() throws IOException {
+        if (sealAt >= 0) {
+            written = sealAt; // the seal is written again by seal(), after the records
+            sealAt = -1;
+        }
+        file.truncate(written);
+        allocated = written;
+        byte[] chunk = new byte[64 * 1024];
+        for (long pos = syncedTo; pos < written; ) {
+            int n = (int) Math.min(chunk.length, written - pos);
+            ByteBuffer b = ByteBuffer.wrap(chunk, 0, n);
+            while (b.hasRemaining()) {
+                if (file.read(b, pos + b.position()) < 0) {
+                    throw new java.io.EOFException("segment " + number + " ends before offset " + written);
+                }
+            }
+            file.write(ByteBuffer.wrap(chunk, 0, n), pos);
+            pos += n;
+        }
+        flush();
+        long end = written;
+        file.force();
+        syncedTo = end;
+        SegmentHeader header = SegmentHeader.read(file, number);
+        SegmentReader reader = new SegmentReader(file, header);
+        long lsn = firstLsn;
+        WalRecord record;
+        while ((record = reader.next(end)) != null) {
+            if (record.lsn() != lsn) {
+                break;
+            }
+            lsn++;
+        }
+        if (lsn != lastLsn + 1 || reader.validEnd() != end) {
+            throw new dev.lacuna.storage.CorruptionException(file.name(), reader.validEnd(), "write-ahead log:"
+                    + " records written before a failed write or fsync read back wrong after it (LSN " + lsn
+                    + " expected up to " + lastLsn + "); they are not on disk, and the log refuses appends");
+        }
     }
 
     /**
@@ -181,11 +263,22 @@ final class SegmentWriter {
     void seal() throws IOException {
         byte[] seal = WalFormat.seal(end(), number, blockSize);
         ensurePending(seal.length);
+        int mark = pendingLength;
+        long recordsEnd = end();
         System.arraycopy(seal, 0, pending, pendingLength, seal.length);
         pendingLength += seal.length;
-        flush();
+        try {
+            flush();
+        } catch (IOException e) {
+            pendingLength = mark; // the seal is not a record: a retry adds it again, once
+            throw e;
+        }
+        sealAt = recordsEnd;
         file.truncate(written);
         file.force();
+        syncedTo = written;
+        sealAt = -1;
+        sealed = true;
         allocated = written;
     }
 

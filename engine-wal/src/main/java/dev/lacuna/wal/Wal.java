@@ -36,14 +36,19 @@ import java.util.concurrent.locks.ReentrantLock;
  * buffer for the next group.
  *
  * <h2>Failure</h2>
- * If a write or fsync fails, the log cannot know what reached the disk, so it refuses every later append
- * with a {@link StorageIOException} rather than risk a hole; {@link #open} on the directory recovers every
- * record that was acknowledged.
+ * If a write or fsync fails, the caller whose append or fsync failed is told so, and the log cannot know
+ * what reached the disk. The next append (or fsync) first recovers: it cuts the damaged tail of the
+ * segment, writes every record it holds again, fsyncs them, reads them back and checks them, seals the
+ * segment and starts a new one; then it goes on. If that fails, it is refused with a
+ * {@link StorageIOException} and tried again by the next one; if the records read back wrong, the log
+ * refuses appends for good. A record whose append failed is never written again; every other one is kept
+ * (it may be visible already). {@link #open} on the directory recovers every record that was acknowledged.
  *
  * <p>Thread-safe. The owner closes it; {@link #close()} makes everything appended durable, stops the
  * background sync thread and releases the directory lock.
  */
 public final class Wal implements AutoCloseable {
+    private static final System.Logger LOG = System.getLogger(Wal.class.getName());
     /** Buffered SYNC records are written to the OS once this much is waiting, even before a leader comes. */
     private static final int FLUSH_THRESHOLD = 256 * 1024;
     private static final String LOCK_FILE = "LOCK";
@@ -75,8 +80,11 @@ public final class Wal implements AutoCloseable {
     private final AtomicLong durableLsn;
     private volatile LongConsumer durableListener = lsn -> { };
     private volatile Throwable failure;
+    /** The log can never recover from {@link #failure} (guarded by the write lock). */
+    private boolean permanentFailure;
 
     private final Object tail = new Object();
+    private final Object trimLock = new Object();
     private volatile int tailWaiters;
 
     private final Map<String, Long> checkpoints = new HashMap<>(); // guarded by itself
@@ -210,6 +218,9 @@ public final class Wal implements AutoCloseable {
                     + WalFormat.MAX_PAYLOAD);
         }
         boolean sync = durability instanceof Durability.Sync;
+        if (failure != null) {
+            recoverFromFailure();
+        }
         long lsn;
         writeLock.lock();
         try {
@@ -221,10 +232,20 @@ public final class Wal implements AutoCloseable {
             if (!current.isEmpty() && current.sealedEndAfter(length) > options.segmentSize()) {
                 roll();
             }
+            long mark = current.mark();
             current.add(lsn, payload, offset, length);
             nextLsn = lsn + 1;
             if (!sync || current.pendingBytes() >= FLUSH_THRESHOLD) {
-                publishPending();
+                try {
+                    publishPending();
+                } catch (IOException e) {
+                    // The caller is told this append failed: its record must not come back, neither from the
+                    // recovery below nor after a restart. The write that failed ended with it, so at most a
+                    // prefix of it reached the file, past the records, where recovery cuts it.
+                    current.rollback(mark);
+                    nextLsn = lsn;
+                    throw e;
+                }
             }
         } catch (IOException e) {
             throw fail("append to", e);
@@ -257,21 +278,28 @@ public final class Wal implements AutoCloseable {
      */
     void syncTo(long lsn) {
         while (durableLsn.get() < lsn) {
+            if (failure != null) {
+                recoverFromFailure(); // throws if it cannot: the records are then not durable
+                continue;
+            }
             if (!becomeLeader(lsn)) {
                 continue; // durable now, or the log failed or closed: the loop condition or the next call tells
             }
             try {
                 SegmentWriter writer;
                 long upTo;
+                long written;
                 writeLock.lock();
                 try {
+                    checkWritable(); // a failure since the check above: recovery must run first
                     publishPending();
                     writer = current;
                     upTo = nextLsn - 1;
+                    written = writer.written();
                 } finally {
                     writeLock.unlock();
                 }
-                writer.force();
+                writer.force(written);
                 madeDurable(upTo);
             } catch (IOException e) {
                 throw fail("fsync", e);
@@ -295,9 +323,8 @@ public final class Wal implements AutoCloseable {
                 if (durableLsn.get() >= lsn) {
                     return false;
                 }
-                Throwable failed = failure;
-                if (failed != null) {
-                    throw refused(failed);
+                if (failure != null) {
+                    return false; // the caller recovers the log first
                 }
                 if (syncClosed) {
                     throw new DatabaseClosedException("write-ahead log " + dir);
@@ -416,11 +443,19 @@ public final class Wal implements AutoCloseable {
 
     /**
      * Deletes every segment whose records are all at or below both {@code flushedLsn} (the owner's data up
-     * to there is stored elsewhere) and every consumer's checkpoint. The segment being written is kept.
+     * to there is stored elsewhere) and every consumer's checkpoint. The segment being written is kept. A
+     * segment that cannot be deleted is no error (it is logged, and tried again at the next trim or open).
      *
      * @return the number of segments deleted
      */
     public int deleteObsoleteSegments(long flushedLsn) {
+        // One trim at a time: segments a failed deletion puts back must be deleted before any later one.
+        synchronized (trimLock) {
+            return trim(flushedLsn);
+        }
+    }
+
+    private int trim(long flushedLsn) {
         long keepAbove = flushedLsn;
         synchronized (checkpoints) {
             for (long checkpoint : checkpoints.values()) {
@@ -428,6 +463,7 @@ public final class Wal implements AutoCloseable {
             }
         }
         List<Long> obsolete = new ArrayList<>();
+        Map<Long, Long> firstLsnOfDeleted = new HashMap<>();
         writeLock.lock();
         try {
             checkOpen();
@@ -441,24 +477,43 @@ public final class Wal implements AutoCloseable {
                 obsolete.add(number);
                 number = next;
             }
-            obsolete.forEach(segments::remove);
-            obsolete.forEach(sealedBytes::remove);
+            for (long n : obsolete) {
+                firstLsnOfDeleted.put(n, segments.remove(n));
+                sealedBytes.remove(n); // one put back after a failed delete counts as a whole segment
+            }
         } finally {
             writeLock.unlock();
         }
         if (obsolete.isEmpty()) {
             return 0;
         }
+        int deleted = 0;
         try {
             for (long number : obsolete) { // oldest first, so a crash midway leaves a contiguous log
                 vfs.delete(dir.resolve(WalFormat.segmentName(number)));
                 segmentsDeleted.incrementAndGet();
+                deleted++;
             }
             vfs.syncDirectory(dir);
         } catch (IOException e) {
-            throw new StorageIOException("cannot delete obsolete write-ahead log segments in " + dir, e);
+            // Not an error: what the owner needs is stored elsewhere already. The segments not deleted go back
+            // into the log, oldest first, so the next trim deletes them before any later one and the log on
+            // disk never has a gap (which recovery would refuse); the next open replays them harmlessly.
+            List<Long> left = obsolete.subList(deleted, obsolete.size());
+            writeLock.lock();
+            try {
+                for (long number : left) {
+                    Long first = firstLsnOfDeleted.get(number);
+                    segments.put(number, first);
+                }
+            } finally {
+                writeLock.unlock();
+            }
+            LOG.log(System.Logger.Level.WARNING, "cannot delete obsolete write-ahead log segment "
+                    + (left.isEmpty() ? "(directory sync)" : left.get(0)) + " in " + dir + "; trying again at the next"
+                    + " trim: " + e);
         }
-        return obsolete.size();
+        return deleted;
     }
 
     /**
@@ -632,6 +687,91 @@ public final class Wal implements AutoCloseable {
         }
     }
 
+    /**
+     * Recovers from a failed write or fsync, so that appends may go on: under the leader's role (no fsync
+     * runs) and the write lock, the damaged segment's tail is cut, every record it holds is written again,
+     * fsynced, read back and checked, the segment is sealed, and a new segment started
+     * ({@link SegmentWriter#rewriteAfterFailure}). Records whose writers were told their write failed are
+     * not among them (see {@link #appendNoWait}); the others were given LSNs and may already be visible to
+     * the owner (a {@code NONE} write), so they are all kept: dropping one would lose what a reader saw, and
+     * leave a gap in the LSNs that recovery refuses.
+     *
+     * @throws StorageIOException if the log cannot recover now (it tries again on the next call), or never
+     *                            will (the records read back wrong, the failure was not an I/O error)
+     */
+    private void recoverFromFailure() {
+        synchronized (syncMonitor) {
+            while (leaderActive) {
+                try {
+                    syncMonitor.wait();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new StorageIOException("interrupted while waiting to recover the log", e);
+                }
+            }
+            if (failure == null) {
+                return; // another thread recovered it
+            }
+            if (syncClosed) {
+                throw new DatabaseClosedException("write-ahead log " + dir);
+            }
+            leaderActive = true;
+        }
+        try {
+            writeLock.lock();
+            try {
+                Throwable failed = failure;
+                if (failed == null) {
+                    return;
+                }
+                if (closed) {
+                    throw new DatabaseClosedException("write-ahead log " + dir);
+                }
+                if (permanentFailure || !(failed instanceof IOException)) {
+                    throw refused(failed);
+                }
+                SegmentWriter old = current;
+                try {
+                    if (!old.isSealed()) {
+                        old.rewriteAfterFailure();
+                        old.seal();
+                    }
+                    madeDurable(old.lastLsn());
+                    long number = old.number() + 1;
+                    Path next = dir.resolve(WalFormat.segmentName(number));
+                    if (vfs.exists(next)) {
+                        vfs.delete(next); // a creation that failed: it never held a record
+                    }
+                    current = SegmentWriter.create(vfs, dir, number, nextLsn, options);
+                } catch (IOException e) {
+                    e.addSuppressed(failed);
+                    failure = e;
+                    throw new StorageIOException("write-ahead log " + dir + " refuses appends: recovering from an"
+                            + " I/O error failed (tried again on the next append): " + e.getMessage(), e);
+                } catch (RuntimeException e) {
+                    e.addSuppressed(failed);
+                    failure = e;
+                    permanentFailure = true;
+                    throw refused(e);
+                }
+                segments.put(current.number(), nextLsn);
+                segmentsCreated.incrementAndGet();
+                retired.add(old);
+                visible = new Visible(current.number(), current.written(), nextLsn - 1);
+                failure = null;
+                LOG.log(System.Logger.Level.INFO, "write-ahead log " + dir + " recovered from an I/O error ("
+                        + failed.getMessage() + "): segment " + old.number() + " sealed, appends go on in segment "
+                        + current.number());
+            } finally {
+                writeLock.unlock();
+            }
+            wakeReaders();
+        } finally {
+            closeRetiredQuietly();
+            endLeadership();
+        }
+    }
+
     private StorageIOException refused(Throwable cause) {
         return new StorageIOException("write-ahead log " + dir + " refuses appends after an I/O error: "
                 + cause.getMessage(), cause);
@@ -640,6 +780,9 @@ public final class Wal implements AutoCloseable {
     private StorageIOException fail(String what, IOException e) {
         if (failure == null) {
             failure = e;
+        }
+        synchronized (syncMonitor) {
+            syncMonitor.notifyAll(); // waiting followers recover the log, or report the failure
         }
         return new StorageIOException("cannot " + what + " write-ahead log " + dir + ": " + e.getMessage(), e);
     }

@@ -105,7 +105,7 @@ class TokenLifetimeTest {
     private static long tokenEntries(MemVfs v) {
         KvOptions options = KvOptions.builder().vfs(v).partitions(1).keyspaceRouter(KeyspaceRouter.FIRST_FOUR_BYTES)
                 .keyPrefix(KeyEncoding::partitionPrefixLength).build();
-        try (LsmStore kv = LsmStore.open(DIR, options)) {
+        try (LsmStore kv = LsmStore.open(DIR, options, LsmStore.OWNER_ITEMS)) {
             for (Keyspace k : kv.keyspaces()) {
                 if (TableCodec.decode(k.id(), k.descriptor()).kind() == TableCodec.KIND_TOKENS) {
                     long n = 0;

@@ -286,18 +286,26 @@ public final class Wal implements AutoCloseable {
                 continue; // durable now, or the log failed or closed: the loop condition or the next call tells
             }
             try {
-                SegmentWriter writer;
-                long upTo;
-                long written;
+                SegmentWriter writer = null;
+                long upTo = 0;
+                long written = 0;
                 writeLock.lock();
                 try {
-                    checkWritable(); // a failure since the check above: recovery must run first
-                    publishPending();
-                    writer = current;
-                    upTo = nextLsn - 1;
-                    written = writer.written();
+                    checkOpen();
+                    // Another writer's write may have failed since the check above. That is not this caller's
+                    // failure: its record is still pending, and the repair at the top of the loop makes it
+                    // durable (or reports its own failure).
+                    if (failure == null) {
+                        publishPending();
+                        writer = current;
+                        upTo = nextLsn - 1;
+                        written = writer.written();
+                    }
                 } finally {
                     writeLock.unlock();
+                }
+                if (writer == null) {
+                    continue; // the finally below gives up the leader's role first
                 }
                 writer.force(written);
                 madeDurable(upTo);

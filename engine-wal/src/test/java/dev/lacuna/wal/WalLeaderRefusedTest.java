@@ -63,15 +63,22 @@ class WalLeaderRefusedTest {
             }, "none-writer");
             none.start();
             assertThat(inWrite.await(10, TimeUnit.SECONDS)).isTrue();
-            CompletableFuture<Throwable> sync = CompletableFuture.supplyAsync(() -> {
+            CompletableFuture<Throwable> sync = new CompletableFuture<>();
+            Thread syncer = new Thread(() -> {
                 try {
-                    wal.awaitDurable(lsn); // becomes leader, then waits for the write lock
-                    return null;
+                    wal.awaitDurable(lsn); // becomes leader, then waits for the write lock the NONE writer holds
+                    sync.complete(null);
                 } catch (Throwable t) {
-                    return t;
+                    sync.complete(t);
                 }
-            });
-            Thread.sleep(300); // let it take the leader's role and block on the write lock
+            }, "sync-writer");
+            syncer.start();
+            // The only syncer takes the leader's role at once and parks on the write lock: wait until it does.
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (syncer.getState() != Thread.State.WAITING && !sync.isDone() && System.nanoTime() < deadline) {
+                Thread.onSpinWait();
+            }
+            assertThat(syncer.getState()).as("the syncer waits for the write lock").isEqualTo(Thread.State.WAITING);
             release.countDown();
             none.join();
             Throwable error = sync.get(10, TimeUnit.SECONDS);

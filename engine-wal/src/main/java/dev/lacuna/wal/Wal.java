@@ -763,6 +763,7 @@ public final class Wal implements AutoCloseable {
                     throw refused(e);
                 }
                 segments.put(current.number(), nextLsn);
+                sealedBytes.put(old.number(), old.written()); // as a roll records it, for the log's size
                 segmentsCreated.incrementAndGet();
                 retired.add(old);
                 visible = new Visible(current.number(), current.written(), nextLsn - 1);

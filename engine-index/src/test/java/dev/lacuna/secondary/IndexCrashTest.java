@@ -249,7 +249,7 @@ class IndexCrashTest {
     static Map<String, Long> durableCheckpoints(MemVfs vfs) {
         KvOptions options = KvOptions.builder().vfs(vfs.crashClone()).partitions(1)
                 .keyspaceRouter(KeyspaceRouter.FIRST_FOUR_BYTES).keyPrefix(KeyEncoding::partitionPrefixLength).build();
-        try (LsmStore kv = LsmStore.open(DIR, options)) {
+        try (LsmStore kv = LsmStore.open(DIR, options, LsmStore.OWNER_ITEMS)) {
             return Map.copyOf(kv.logCheckpoints());
         }
     }

@@ -405,10 +405,17 @@ final class VersionSet implements AutoCloseable {
         }
     }
 
-    /** Called when a version's last reference goes: its files lose a holder. */
+    /**
+     * Called when a version's last reference goes: its files lose a holder. While {@link #open} reads the
+     * manifest (no manifest of our own yet), a file that drops out is one a later edit removed; it is not
+     * reported, because an open deletes nothing before it has checked the directory, and the open deletes
+     * every table the state does not name once it has ({@code Recovery}).
+     */
     private void release(Version version) {
         List<Long> obsolete = new ArrayList<>();
+        boolean reading;
         synchronized (this) {
+            reading = manifest == null;
             for (List<FileMeta> level : version.levels()) {
                 for (FileMeta f : level) {
                     int left = fileRefs.merge(f.number(), -1, Integer::sum);
@@ -419,7 +426,9 @@ final class VersionSet implements AutoCloseable {
                 }
             }
         }
-        obsolete.forEach(obsoleteFile::accept);
+        if (!reading) {
+            obsolete.forEach(obsoleteFile::accept);
+        }
     }
 
     @Override

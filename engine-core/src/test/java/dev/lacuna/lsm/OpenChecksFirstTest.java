@@ -47,6 +47,48 @@ class OpenChecksFirstTest {
         refuses(vfs, "wal");
     }
 
+    /**
+     * A compaction's edit removes its inputs from the manifest and then deletes their files; a power loss can
+     * take the deletions back (the directory was not synced since). Reading the manifest then adds each input
+     * and removes it again, and the open must not act on that before it has checked the directory: found by
+     * the corruption-at-rest suite, whose refused opens of power-loss images had deleted such tables.
+     */
+    @Test
+    void shouldKeepTablesTheManifestRemovedWhenTheOpenIsRefused() throws IOException {
+        MemVfs vfs = new MemVfs();
+        java.util.Map<String, byte[]> inputs = new java.util.HashMap<>();
+        try (LsmStore kv = LsmStore.open(DIR, options(vfs))) {
+            for (int i = 0; i < 90; i++) {
+                kv.put(("key" + i).getBytes(StandardCharsets.UTF_8), new byte[100]);
+                if (i % 30 == 29) {
+                    kv.flush();
+                }
+            }
+            for (String name : vfs.list(DIR)) {
+                if (name.endsWith(".sst")) {
+                    inputs.put(name, vfs.readAll(DIR.resolve(name)));
+                }
+            }
+            kv.compactRange(null, null);
+        }
+        String output = null;
+        for (String name : vfs.list(DIR)) {
+            if (name.endsWith(".sst") && !inputs.containsKey(name)) {
+                output = name;
+            }
+        }
+        assertThat(output).as("the compaction's output").isNotNull();
+        for (java.util.Map.Entry<String, byte[]> input : inputs.entrySet()) { // the deletions a power loss undid
+            assertThat(vfs.exists(DIR.resolve(input.getKey()))).as(input.getKey() + " deleted").isFalse();
+            try (dev.lacuna.vfs.VfsFile f = vfs.create(DIR.resolve(input.getKey()))) {
+                f.write(0, input.getValue(), 0, input.getValue().length);
+                f.force();
+            }
+        }
+        vfs.delete(DIR.resolve(output)); // and a reason to refuse the open
+        refuses(vfs, output);
+    }
+
     @Test
     void shouldLeaveAnUnsealedLogAsFoundWhenTheOpenIsRefused() throws IOException {
         MemVfs vfs = new MemVfs();

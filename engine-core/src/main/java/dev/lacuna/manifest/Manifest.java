@@ -146,9 +146,11 @@ public final class Manifest implements AutoCloseable {
 
     /**
      * The offset of the first record at or after {@code from} that starts a chain of well-formed records
-     * ending exactly at the end of the file, or -1: what acknowledged edits after a damaged one look like.
-     * The chain to the end is what tells them from bytes inside a torn last edit that happen to look like a
-     * record (edits carry user keys, which can hold anything): those run into the tear, not to the end.
+     * ending exactly at the end of the file, each holding an edit that decodes, or -1: what acknowledged edits
+     * after a damaged one look like. The chain to the end is what tells them from bytes inside a torn last
+     * edit that happen to look like a record (edits carry user keys, which can hold anything): those run into
+     * the tear, not to the end — unless the tear falls exactly where such bytes end, which is why they must
+     * also decode as an edit (a key that holds a whole well-formed record of a valid edit is not left to chance).
      * Empty records (length 0) do not count: eight bytes match by chance in zeros or garbage too easily.
      */
     private static int nextWellFormedRecord(byte[] file, int from) {
@@ -164,12 +166,22 @@ public final class Manifest implements AutoCloseable {
     private static boolean chainsToEnd(byte[] file, int pos) {
         while (pos < file.length) {
             int length = wellFormedRecord(file, pos);
-            if (length <= 0) {
+            if (length <= 0 || !decodes(file, pos, length)) {
                 return false;
             }
             pos += RECORD_HEADER_SIZE + length;
         }
         return pos == file.length;
+    }
+
+    private static boolean decodes(byte[] file, int pos, int length) {
+        try {
+            VersionEdit.decode(Arrays.copyOfRange(file, pos + RECORD_HEADER_SIZE, pos + RECORD_HEADER_SIZE + length),
+                    "", pos);
+            return true;
+        } catch (CorruptionException e) {
+            return false;
+        }
     }
 
     private static String damage(byte[] file, int pos) {

@@ -2,14 +2,16 @@ package dev.lacuna.lsm;
 
 import dev.lacuna.manifest.Manifest;
 import dev.lacuna.storage.CorruptionException;
+import dev.lacuna.wal.Wal;
 import java.io.IOException;
 import java.nio.file.Path;
 
 /**
  * What an open checks before it writes or deletes anything, so that an open that refuses leaves the
  * directory as it found it: that a directory without {@code CURRENT} holds no data, tables or log records
- * (else it is a store that lost its pointer, not a new one), that every table the manifest names exists, and that the log
- * still holds every record the tables do not. Only then is a new manifest written and are leftovers deleted.
+ * (else it is a store that lost its pointer, not a new one), that every table the manifest names exists, and
+ * that the log still holds every record the tables do not and reaches as far as the manifest saw it durable.
+ * Only then is a new manifest written and are leftovers deleted.
  */
 final class OpenCheck {
     private OpenCheck() {
@@ -50,10 +52,12 @@ final class OpenCheck {
     }
 
     /**
-     * Refuses a log that no longer holds the records from where recovery must replay, or that holds records
-     * of a store without {@code CURRENT} ({@code isNew}).
+     * Refuses a log that no longer holds the records from where recovery must replay, that ends before the
+     * manifest saw it durable, or that holds records of a store without {@code CURRENT} ({@code isNew}).
      */
-    static void logCovers(Db db, Path walDir, boolean isNew, long first, long last) {
+    static void logCovers(Db db, Path walDir, boolean isNew, Wal.Recovered log) {
+        long first = log.first();
+        long last = log.last();
         if (isNew && last >= first) {
             throw refused(db, "log records " + first + " to " + last + " in " + walDir.getFileName());
         }
@@ -61,6 +65,16 @@ final class OpenCheck {
         if (start <= last && first > start) {
             throw new CorruptionException(walDir.toString(), 0, "the log starts at LSN " + first
                     + " but recovery needs it from " + start + " (nothing was changed)");
+        }
+        long durable = db.versions.logDurable();
+        if (last < durable) {
+            // What a crash can take is only what was never fsynced, so a log ending below what the manifest saw
+            // fsynced lost records at rest (its end cut, or damaged so that it passed for a torn tail), and they
+            // may have been acknowledged.
+            throw new CorruptionException(log.lastSegment() != null ? log.lastSegment().toString() : walDir.toString(),
+                    log.end(), "the log ends at LSN " + last + ", but it was durable through LSN " + durable
+                    + " when the manifest last recorded it: its end was cut or damaged at rest, and the records"
+                    + " after LSN " + last + " may have been acknowledged (nothing was changed)");
         }
         if (start > last + 1) {
             // The tables hold records up to start - 1: new writes would get sequence numbers below theirs.

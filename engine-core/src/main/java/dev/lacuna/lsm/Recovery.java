@@ -50,9 +50,9 @@ final class Recovery {
             db.versions = VersionSet.open(options.vfs(), dir, options.partitions(), options.maxManifestBytes(),
                     d::deleteObsoleteFile);
             OpenCheck.tablesPresent(db);
-            db.wal = Wal.open(options.vfs(), walDir, options.wal(), (first, last) -> OpenCheck.logCovers(d, walDir,
-                    isNew, first, last));
+            db.wal = Wal.open(options.vfs(), walDir, options.wal(), log -> OpenCheck.logCovers(d, walDir, isNew, log));
             db.wal.onDurable(d.visibility::durable); // every fsync makes what it covers visible
+            db.versions.trackLog(db.wal::durableLsn); // every edit records how far the log is durable
             db.versions.startManifest();
             deleteUnreferencedTables(db);
             Tree[] trees = new Tree[db.versions.allocatedTrees()];

@@ -21,6 +21,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.function.LongConsumer;
+import java.util.function.LongSupplier;
 
 /**
  * The persistent state of the engine — each tree's current {@link Version} and flushed LSN, the next
@@ -53,6 +54,10 @@ final class VersionSet implements AutoCloseable {
     private long nextFileNumber;
     private long lastSequence;
     private long walStartLsn;
+    /** The log was durable through this LSN when the last edit read or written was made (tag 13). */
+    private long logDurable;
+    /** The log's durable LSN now, once the log is open ({@link #trackLog}); recorded with every edit. */
+    private LongSupplier durableNow = () -> 0;
     private Manifest manifest;
     private final long maxManifestBytes;
 
@@ -129,6 +134,23 @@ final class VersionSet implements AutoCloseable {
         long number = nextFileNumber++;
         manifest = Manifest.create(vfs, dir, number, snapshot());
         deleteOtherManifests(number);
+    }
+
+    /**
+     * Has every edit from now on record how far {@code durableLsn} says the log is durable, so that a later
+     * open can tell a log that lost acknowledged records at rest (cut or damaged at its end) from one that
+     * merely lost what a power loss may take. Called once the log is open, before {@link #startManifest}.
+     */
+    synchronized void trackLog(LongSupplier durableLsn) {
+        durableNow = durableLsn;
+    }
+
+    /**
+     * How far the log was durable when the last edit of the manifest read at open (or written since) was
+     * made: the recovered log must reach it. 0 if no edit said (a manifest of format version 1 or 2).
+     */
+    synchronized long logDurable() {
+        return logDurable;
     }
 
     /** Trees of keyspace 0. */
@@ -248,7 +270,8 @@ final class VersionSet implements AutoCloseable {
      * is recorded with it (recovery takes the larger of it and the log's).
      */
     synchronized void logAndApply(VersionEdit edit, long lastSequenceNow) throws IOException {
-        edit.nextFileNumber(nextFileNumber).lastSequence(Math.max(lastSequence, lastSequenceNow));
+        edit.nextFileNumber(nextFileNumber).lastSequence(Math.max(lastSequence, lastSequenceNow))
+                .logDurable(Math.max(logDurable, durableNow.getAsLong()));
         // Nothing is installed before the edit is durable: installing releases the versions it replaces,
         // whose files are then deleted, which only the durable edit allows.
         if (manifest.size() > maxManifestBytes) {
@@ -282,7 +305,8 @@ final class VersionSet implements AutoCloseable {
     /** The whole state as one edit. */
     private VersionEdit snapshot() {
         VersionEdit edit = new VersionEdit().treeCount(treeCount).nextFileNumber(nextFileNumber)
-                .lastSequence(lastSequence).walStartLsn(walStartLsn).nextIds(nextKeyspaceId, nextTreeId);
+                .lastSequence(lastSequence).walStartLsn(walStartLsn).nextIds(nextKeyspaceId, nextTreeId)
+                .logDurable(Math.max(logDurable, durableNow.getAsLong()));
         checkpoints.forEach(edit::checkpoint);
         keyspaces.values().forEach(edit::keyspace);
         for (int t = 0; t < current.length; t++) {
@@ -340,6 +364,9 @@ final class VersionSet implements AutoCloseable {
         }
         if (edit.walStartLsn() != null) {
             walStartLsn = Math.max(walStartLsn, edit.walStartLsn());
+        }
+        if (edit.logDurable() != null) {
+            logDurable = Math.max(logDurable, edit.logDurable());
         }
         checkpoints.putAll(edit.checkpoints());
         edit.removedCheckpoints().forEach(checkpoints::remove);

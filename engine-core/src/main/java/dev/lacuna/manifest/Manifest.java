@@ -25,8 +25,8 @@ import java.util.zip.CRC32C;
  */
 public final class Manifest implements AutoCloseable {
     static final long MAGIC = 0x464D414E5543414CL; // "LACUNAMF" read as little-endian
-    static final int VERSION = 2;
-    /** Version 1 lacks the keyspace tags (10-12); its manifests read the same. */
+    static final int VERSION = 3;
+    /** Version 1 lacks the keyspace tags (10-12), version 2 the log's durable end (13); both read the same. */
     static final int OLDEST_READABLE_VERSION = 1;
     static final int HEADER_SIZE = 16;
     static final int RECORD_HEADER_SIZE = 8;

@@ -46,7 +46,7 @@ final class OpenCheck {
             Path table = db.dir.resolve(SstableCache.fileName(number));
             if (!db.vfs.exists(table)) {
                 throw new CorruptionException(table.toString(), 0, "the manifest names this table but it is missing "
-                        + "(nothing was changed)");
+                        + "(nothing was changed)" + db.versions.cutEnd());
             }
         }
     }
@@ -64,7 +64,7 @@ final class OpenCheck {
         long start = db.versions.walStartLsn();
         if (start <= last && first > start) {
             throw new CorruptionException(walDir.toString(), 0, "the log starts at LSN " + first
-                    + " but recovery needs it from " + start + " (nothing was changed)");
+                    + " but recovery needs it from " + start + " (nothing was changed)" + db.versions.cutEnd());
         }
         long durable = db.versions.logDurable();
         if (last < durable) {
@@ -74,12 +74,13 @@ final class OpenCheck {
             throw new CorruptionException(log.lastSegment() != null ? log.lastSegment().toString() : walDir.toString(),
                     log.end(), "the log ends at LSN " + last + ", but it was durable through LSN " + durable
                     + " when the manifest last recorded it: its end was cut or damaged at rest, and the records"
-                    + " after LSN " + last + " may have been acknowledged (nothing was changed)");
+                    + " after LSN " + last + " may have been acknowledged (nothing was changed)" + db.versions.cutEnd());
         }
         if (start > last + 1) {
             // The tables hold records up to start - 1: new writes would get sequence numbers below theirs.
             throw new CorruptionException(walDir.toString(), 0, "the log ends at LSN " + last + " but the tables "
-                    + "hold records up to LSN " + (start - 1) + ": log segments are missing (nothing was changed)");
+                    + "hold records up to LSN " + (start - 1) + ": log segments are missing (nothing was changed)"
+                    + db.versions.cutEnd());
         }
     }
 }

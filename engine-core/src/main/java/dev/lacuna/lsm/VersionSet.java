@@ -60,6 +60,8 @@ final class VersionSet implements AutoCloseable {
     private LongSupplier durableNow = () -> 0;
     private Manifest manifest;
     private final long maxManifestBytes;
+    /** Set by {@link #open}, before the set is shared: see {@link #cutEnd()}. */
+    private String cutEnd = "";
 
     private VersionSet(Vfs vfs, Path dir, int treeCount, long maxManifestBytes, LongConsumer obsoleteFile) {
         this.vfs = vfs;
@@ -103,12 +105,13 @@ final class VersionSet implements AutoCloseable {
      */
     static VersionSet open(Vfs vfs, Path dir, int treeCount, long maxManifestBytes, LongConsumer obsoleteFile)
             throws IOException {
-        List<VersionEdit> edits = Manifest.readCurrent(vfs, dir);
+        Manifest.Contents read = Manifest.readCurrent(vfs, dir);
         Path where = dir.resolve(Manifest.CURRENT);
         VersionSet set;
-        if (edits == null) {
+        if (read == null) {
             set = new VersionSet(vfs, dir, treeCount, maxManifestBytes, obsoleteFile);
         } else {
+            List<VersionEdit> edits = read.edits();
             Integer stored = edits.get(0).treeCount();
             if (stored == null) {
                 throw new CorruptionException(where.toString(), 0, "manifest snapshot has no tree count");
@@ -121,8 +124,21 @@ final class VersionSet implements AutoCloseable {
             for (VersionEdit edit : edits) {
                 set.apply(edit, where.toString());
             }
+            if (read.tornAt() >= 0) {
+                set.cutEnd = "; the manifest " + read.file() + " ends in an edit cut short at offset " + read.tornAt()
+                        + ", read as a last append torn by a crash: if it was cut or damaged at rest instead, the"
+                        + " edits after it are lost, which would explain this";
+            }
         }
         return set;
+    }
+
+    /**
+     * What to add to a refusal of the state read at open when the manifest ended in an edit cut short ("" if it
+     * did not): the edits a cut at rest took are the likelier cause of a state the directory does not fit.
+     */
+    String cutEnd() {
+        return cutEnd;
     }
 
     /**

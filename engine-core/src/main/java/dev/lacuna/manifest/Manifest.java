@@ -51,12 +51,22 @@ public final class Manifest implements AutoCloseable {
     }
 
     /**
+     * What a manifest holds.
+     *
+     * @param edits  its edits in order
+     * @param file   the manifest's path
+     * @param tornAt the offset of a last edit ignored as cut short by a crash, or -1 if the file ended cleanly
+     */
+    public record Contents(List<VersionEdit> edits, String file, long tornAt) {
+    }
+
+    /**
      * Reads the current manifest of {@code dir}.
      *
-     * @return its edits in order, or null if the directory has no {@code CURRENT} (a new store)
+     * @return its edits, or null if the directory has no {@code CURRENT} (a new store)
      * @throws CorruptionException if {@code CURRENT} or the manifest is damaged
      */
-    public static List<VersionEdit> readCurrent(Vfs vfs, Path dir) throws IOException {
+    public static Contents readCurrent(Vfs vfs, Path dir) throws IOException {
         Path currentPath = dir.resolve(CURRENT);
         if (!vfs.exists(currentPath)) {
             return null;
@@ -73,7 +83,7 @@ public final class Manifest implements AutoCloseable {
         }
         Path manifestPath = dir.resolve(name.substring(0, name.length() - 1));
         try (VfsFile f = vfs.openReadOnly(manifestPath)) {
-            return readEdits(f);
+            return read(f);
         } catch (NoSuchFileException e) {
             throw new CorruptionException(manifestPath.toString(), 0, "the manifest named by CURRENT is missing");
         }
@@ -87,6 +97,10 @@ public final class Manifest implements AutoCloseable {
      * was acknowledged.
      */
     static List<VersionEdit> readEdits(VfsFile f) throws IOException {
+        return read(f).edits();
+    }
+
+    private static Contents read(VfsFile f) throws IOException {
         long size = f.size();
         if (size < HEADER_SIZE) {
             throw new CorruptionException(f.name(), 0, "manifest shorter than its header");
@@ -108,6 +122,7 @@ public final class Manifest implements AutoCloseable {
         }
         List<VersionEdit> edits = new ArrayList<>();
         int pos = HEADER_SIZE;
+        long tornAt = -1;
         while (pos < file.length) {
             int length = wellFormedRecord(file, pos);
             if (length < 0) {
@@ -116,6 +131,7 @@ public final class Manifest implements AutoCloseable {
                     throw new CorruptionException(f.name(), pos, "manifest: damaged edit (" + damage(file, pos)
                             + ") followed by a well-formed one at offset " + next);
                 }
+                tornAt = pos;
                 break; // torn: the last edit was cut short by a crash, so it was never acknowledged
             }
             byte[] payload = Arrays.copyOfRange(file, pos + RECORD_HEADER_SIZE, pos + RECORD_HEADER_SIZE + length);
@@ -125,7 +141,7 @@ public final class Manifest implements AutoCloseable {
         if (edits.isEmpty()) {
             throw new CorruptionException(f.name(), HEADER_SIZE, "manifest holds no snapshot");
         }
-        return edits;
+        return new Contents(edits, f.name(), tornAt);
     }
 
     /** The payload length of the well-formed record at {@code pos} (its length fits, its checksum matches), or -1. */

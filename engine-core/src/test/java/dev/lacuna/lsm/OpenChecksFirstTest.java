@@ -89,6 +89,41 @@ class OpenChecksFirstTest {
         refuses(vfs, output);
     }
 
+    /**
+     * A manifest cut short at rest reads like one whose last append a crash tore: the edits after the cut are
+     * ignored, and the state they leave needs log records the log has dropped since (or names tables a later
+     * compaction deleted). The open refuses, and must say that the manifest ended in a cut edit, the likelier
+     * culprit: found by the corruption-at-rest suite, whose refusals named only a missing table.
+     */
+    @Test
+    void shouldNameTheManifestWhenItEndsInACutEditAndTheStateItLeavesIsRefused() throws IOException {
+        MemVfs vfs = new MemVfs();
+        // Small log segments, so that flushes let the log drop its first ones: the cut manifest's state needs them.
+        try (LsmStore kv = LsmStore.open(DIR, options(vfs).toBuilder()
+                .wal(dev.lacuna.storage.WalOptions.defaults().withBlockSize(1024).withSegmentSize(4096)).build())) {
+            for (int i = 0; i < 90; i++) {
+                kv.put(("key" + i).getBytes(StandardCharsets.UTF_8), new byte[100]);
+                if (i % 30 == 29) {
+                    kv.flush();
+                }
+            }
+            kv.compactRange(null, null);
+        }
+        String manifest = null;
+        for (String name : vfs.list(DIR)) {
+            if (name.startsWith("MANIFEST-")) {
+                manifest = name;
+            }
+        }
+        byte[] bytes = vfs.readAll(DIR.resolve(manifest));
+        int snapshotEnd = 16 + 8 + (bytes[16] & 0xFF | (bytes[17] & 0xFF) << 8);
+        try (dev.lacuna.vfs.VfsFile f = vfs.open(DIR.resolve(manifest))) {
+            f.truncate(snapshotEnd + 30); // inside the first flush's edit: it and every later edit are lost
+            f.force();
+        }
+        refuses(vfs, manifest);
+    }
+
     @Test
     void shouldLeaveAnUnsealedLogAsFoundWhenTheOpenIsRefused() throws IOException {
         MemVfs vfs = new MemVfs();

@@ -45,8 +45,8 @@ final class OpenCheck {
         for (long number : db.versions.liveFiles()) {
             Path table = db.dir.resolve(SstableCache.fileName(number));
             if (!db.vfs.exists(table)) {
-                throw new CorruptionException(table.toString(), 0, "the manifest names this table but it is missing "
-                        + "(nothing was changed)" + db.versions.cutEnd());
+                throw new CorruptionException(table.toString(), 0, db.versions.readFrom() + " names this table but "
+                        + "it is missing (nothing was changed)");
             }
         }
     }
@@ -63,8 +63,8 @@ final class OpenCheck {
         }
         long start = db.versions.walStartLsn();
         if (start <= last && first > start) {
-            throw new CorruptionException(walDir.toString(), 0, "the log starts at LSN " + first
-                    + " but recovery needs it from " + start + " (nothing was changed)" + db.versions.cutEnd());
+            throw new CorruptionException(walDir.toString(), 0, "the log starts at LSN " + first + " but "
+                    + db.versions.readFrom() + " needs it from " + start + " (nothing was changed)");
         }
         long durable = db.versions.logDurable();
         if (last < durable) {
@@ -72,15 +72,15 @@ final class OpenCheck {
             // fsynced lost records at rest (its end cut, or damaged so that it passed for a torn tail), and they
             // may have been acknowledged.
             throw new CorruptionException(log.lastSegment() != null ? log.lastSegment().toString() : walDir.toString(),
-                    log.end(), "the log ends at LSN " + last + ", but it was durable through LSN " + durable
-                    + " when the manifest last recorded it: its end was cut or damaged at rest, and the records"
-                    + " after LSN " + last + " may have been acknowledged (nothing was changed)" + db.versions.cutEnd());
+                    log.end(), "the log ends at LSN " + last + ", but " + db.versions.readFrom() + " recorded it"
+                    + " durable through LSN " + durable + ": its end was cut or damaged at rest, and the records after"
+                    + " LSN " + last + " may have been acknowledged (nothing was changed)");
         }
         if (start > last + 1) {
             // The tables hold records up to start - 1: new writes would get sequence numbers below theirs.
             throw new CorruptionException(walDir.toString(), 0, "the log ends at LSN " + last + " but the tables "
-                    + "hold records up to LSN " + (start - 1) + ": log segments are missing (nothing was changed)"
-                    + db.versions.cutEnd());
+                    + "hold records up to LSN " + (start - 1) + " by " + db.versions.readFrom() + ": log segments are "
+                    + "missing (nothing was changed)");
         }
     }
 }

@@ -60,8 +60,8 @@ final class VersionSet implements AutoCloseable {
     private LongSupplier durableNow = () -> 0;
     private Manifest manifest;
     private final long maxManifestBytes;
-    /** Set by {@link #open}, before the set is shared: see {@link #cutEnd()}. */
-    private String cutEnd = "";
+    /** Set by {@link #open}, before the set is shared: see {@link #readFrom()}. */
+    private String readFrom = "the state of a new store";
 
     private VersionSet(Vfs vfs, Path dir, int treeCount, long maxManifestBytes, LongConsumer obsoleteFile) {
         this.vfs = vfs;
@@ -124,21 +124,20 @@ final class VersionSet implements AutoCloseable {
             for (VersionEdit edit : edits) {
                 set.apply(edit, where.toString());
             }
-            if (read.tornAt() >= 0) {
-                set.cutEnd = "; the manifest " + read.file() + " ends in an edit cut short at offset " + read.tornAt()
-                        + ", read as a last append torn by a crash: if it was cut or damaged at rest instead, the"
-                        + " edits after it are lost, which would explain this";
-            }
+            set.readFrom = "the manifest " + read.file() + (read.tornAt() < 0 ? ""
+                    : " (which ends in an edit cut short at offset " + read.tornAt() + ", read as a last append torn"
+                    + " by a crash: if it was cut or damaged at rest instead, the edits after it are lost, which would"
+                    + " explain this)");
         }
         return set;
     }
 
     /**
-     * What to add to a refusal of the state read at open when the manifest ended in an edit cut short ("" if it
-     * did not): the edits a cut at rest took are the likelier cause of a state the directory does not fit.
+     * Where the state read at open comes from, for a refusal of a directory that does not fit it: the manifest
+     * file, and whether it ended in an edit cut short (the edits a cut at rest took are a likely cause).
      */
-    String cutEnd() {
-        return cutEnd;
+    String readFrom() {
+        return readFrom;
     }
 
     /**

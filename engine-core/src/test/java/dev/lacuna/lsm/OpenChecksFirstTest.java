@@ -92,8 +92,9 @@ class OpenChecksFirstTest {
     /**
      * A manifest cut short at rest reads like one whose last append a crash tore: the edits after the cut are
      * ignored, and the state they leave needs log records the log has dropped since (or names tables a later
-     * compaction deleted). The open refuses, and must say that the manifest ended in a cut edit, the likelier
-     * culprit: found by the corruption-at-rest suite, whose refusals named only a missing table.
+     * compaction deleted). The open refuses, and must name the manifest whose state does not fit the directory,
+     * and say when it ended in a cut edit, the likelier culprit: found by the corruption-at-rest suite, whose
+     * refusals named only the log directory or a missing table.
      */
     @Test
     void shouldNameTheManifestWhenItEndsInACutEditAndTheStateItLeavesIsRefused() throws IOException {
@@ -117,11 +118,16 @@ class OpenChecksFirstTest {
         }
         byte[] bytes = vfs.readAll(DIR.resolve(manifest));
         int snapshotEnd = 16 + 8 + (bytes[16] & 0xFF | (bytes[17] & 0xFF) << 8);
-        try (dev.lacuna.vfs.VfsFile f = vfs.open(DIR.resolve(manifest))) {
-            f.truncate(snapshotEnd + 30); // inside the first flush's edit: it and every later edit are lost
-            f.force();
+        // Inside the first flush's edit (read as torn), or just before it (the file seems to end cleanly): that
+        // edit and every later one are lost.
+        for (int cut : new int[] {snapshotEnd + 30, snapshotEnd}) {
+            MemVfs copy = vfs.crashClone();
+            try (dev.lacuna.vfs.VfsFile f = copy.open(DIR.resolve(manifest))) {
+                f.truncate(cut);
+                f.force();
+            }
+            refuses(copy, manifest);
         }
-        refuses(vfs, manifest);
     }
 
     @Test

@@ -106,7 +106,6 @@ final class VersionSet implements AutoCloseable {
     static VersionSet open(Vfs vfs, Path dir, int treeCount, long maxManifestBytes, LongConsumer obsoleteFile)
             throws IOException {
         Manifest.Contents read = Manifest.readCurrent(vfs, dir);
-        Path where = dir.resolve(Manifest.CURRENT);
         VersionSet set;
         if (read == null) {
             set = new VersionSet(vfs, dir, treeCount, maxManifestBytes, obsoleteFile);
@@ -114,15 +113,15 @@ final class VersionSet implements AutoCloseable {
             List<VersionEdit> edits = read.edits();
             Integer stored = edits.get(0).treeCount();
             if (stored == null) {
-                throw new CorruptionException(where.toString(), 0, "manifest snapshot has no tree count");
+                throw new CorruptionException(read.file(), read.offsets().get(0), "manifest snapshot has no tree count");
             }
             if (stored != treeCount) {
                 throw new IllegalArgumentException("the store in " + dir + " was created with " + stored
                         + " partitions; it cannot be opened with " + treeCount);
             }
             set = new VersionSet(vfs, dir, treeCount, maxManifestBytes, obsoleteFile);
-            for (VersionEdit edit : edits) {
-                set.apply(edit, where.toString());
+            for (int i = 0; i < edits.size(); i++) {
+                set.apply(edits.get(i), read.file(), read.offsets().get(i));
             }
             set.readFrom = "the manifest " + read.file() + (read.tornAt() < 0 ? ""
                     : " (which ends in an edit cut short at offset " + read.tornAt() + ", read as a last append torn"
@@ -294,7 +293,7 @@ final class VersionSet implements AutoCloseable {
         } else {
             manifest.append(edit);
         }
-        apply(edit, Manifest.fileName(manifest.number()));
+        apply(edit, dir.resolve(Manifest.fileName(manifest.number())).toString(), -1);
     }
 
     /** Starts a new manifest holding the state as it is and then {@code edit}, and makes it current. */
@@ -348,7 +347,12 @@ final class VersionSet implements AutoCloseable {
         return false;
     }
 
-    private void apply(VersionEdit edit, String where) {
+    /**
+     * Installs {@code edit}; one that does not fit the state is a {@link CorruptionException} naming the manifest
+     * {@code where} and the offset of its record ({@code at}, or the manifest's start for one being written).
+     */
+    private void apply(VersionEdit edit, String where, long at) {
+        long offset = Math.max(at, 0);
         int[] ids = edit.nextIds();
         if (ids != null) {
             nextKeyspaceId = Math.max(nextKeyspaceId, ids[0]);
@@ -360,11 +364,11 @@ final class VersionSet implements AutoCloseable {
             long end = (long) k.firstTree() + k.partitions();
             if (k.id() == 0 || k.partitions() < 1 || k.firstTree() < treeCount || end > VersionEdit.MAX_TREES
                     || (old != null && (old.firstTree() != k.firstTree() || old.partitions() != k.partitions()))) {
-                throw new CorruptionException(where, 0, "manifest defines keyspace " + k.id() + " with trees "
+                throw new CorruptionException(where, offset, "manifest defines keyspace " + k.id() + " with trees "
                         + k.firstTree() + ".." + (end - 1) + (old == null ? "" : ", unlike before"));
             }
             if (old == null && droppedTrees.get(k.firstTree(), (int) end).cardinality() > 0) {
-                throw new CorruptionException(where, 0, "manifest reuses dropped trees for keyspace " + k.id());
+                throw new CorruptionException(where, offset, "manifest reuses dropped trees for keyspace " + k.id());
             }
             keyspaces.put(k.id(), k);
             nextKeyspaceId = Math.max(nextKeyspaceId, k.id() + 1);
@@ -386,22 +390,22 @@ final class VersionSet implements AutoCloseable {
         checkpoints.putAll(edit.checkpoints());
         edit.removedCheckpoints().forEach(checkpoints::remove);
         edit.flushedLsns().forEach((tree, lsn) -> {
-            checkTree(tree, where);
+            checkTree(tree, where, offset);
             flushedLsn[tree] = Math.max(flushedLsn[tree], lsn);
         });
         Map<Integer, List<List<FileMeta>>> changed = new HashMap<>();
         for (VersionEdit.DeletedFile d : edit.deletedFiles()) {
-            checkTree(d.tree(), where);
+            checkTree(d.tree(), where, offset);
             List<FileMeta> level = levelsOf(changed, d.tree()).get(d.level());
             if (!level.removeIf(f -> f.number() == d.number())) {
-                throw new CorruptionException(where, 0, "manifest removes file " + d.number()
+                throw new CorruptionException(where, offset, "manifest removes file " + d.number()
                         + " that is not in level " + d.level() + " of tree " + d.tree());
             }
         }
         for (VersionEdit.AddedFile a : edit.addedFiles()) {
-            checkTree(a.tree(), where);
+            checkTree(a.tree(), where, offset);
             if (a.level() >= Version.LEVELS) {
-                throw new CorruptionException(where, 0, "manifest names level " + a.level());
+                throw new CorruptionException(where, offset, "manifest names level " + a.level());
             }
             levelsOf(changed, a.tree()).get(a.level()).add(a.file());
         }
@@ -424,7 +428,7 @@ final class VersionSet implements AutoCloseable {
         for (int id : edit.droppedKeyspaces()) {
             VersionEdit.Keyspace k = keyspaces.remove(id);
             if (k == null) {
-                throw new CorruptionException(where, 0, "manifest drops keyspace " + id + " that does not exist");
+                throw new CorruptionException(where, offset, "manifest drops keyspace " + id + " that does not exist");
             }
             droppedTrees.set(k.firstTree(), k.firstTree() + k.partitions());
         }
@@ -440,9 +444,9 @@ final class VersionSet implements AutoCloseable {
         });
     }
 
-    private void checkTree(int tree, String where) {
+    private void checkTree(int tree, String where, long offset) {
         if (tree < 0 || tree >= current.length || droppedTrees.get(tree)) {
-            throw new CorruptionException(where, 0, "manifest names tree " + tree + ", which "
+            throw new CorruptionException(where, offset, "manifest names tree " + tree + ", which "
                     + (tree >= 0 && tree < current.length ? "was dropped" : "does not exist"));
         }
     }

@@ -53,11 +53,12 @@ public final class Manifest implements AutoCloseable {
     /**
      * What a manifest holds.
      *
-     * @param edits  its edits in order
-     * @param file   the manifest's path
-     * @param tornAt the offset of a last edit ignored as cut short by a crash, or -1 if the file ended cleanly
+     * @param edits   its edits in order
+     * @param offsets where each edit's record starts in the file
+     * @param file    the manifest's path
+     * @param tornAt  the offset of a last edit ignored as cut short by a crash, or -1 if the file ended cleanly
      */
-    public record Contents(List<VersionEdit> edits, String file, long tornAt) {
+    public record Contents(List<VersionEdit> edits, List<Long> offsets, String file, long tornAt) {
     }
 
     /**
@@ -121,6 +122,7 @@ public final class Manifest implements AutoCloseable {
             throw new CorruptionException(f.name(), 8, "manifest: unsupported format version " + h.getInt(8));
         }
         List<VersionEdit> edits = new ArrayList<>();
+        List<Long> offsets = new ArrayList<>();
         int pos = HEADER_SIZE;
         long tornAt = -1;
         while (pos < file.length) {
@@ -136,12 +138,13 @@ public final class Manifest implements AutoCloseable {
             }
             byte[] payload = Arrays.copyOfRange(file, pos + RECORD_HEADER_SIZE, pos + RECORD_HEADER_SIZE + length);
             edits.add(VersionEdit.decode(payload, f.name(), pos));
+            offsets.add((long) pos);
             pos += RECORD_HEADER_SIZE + length;
         }
         if (edits.isEmpty()) {
             throw new CorruptionException(f.name(), HEADER_SIZE, "manifest holds no snapshot");
         }
-        return new Contents(edits, f.name(), tornAt);
+        return new Contents(edits, offsets, f.name(), tornAt);
     }
 
     /** The payload length of the well-formed record at {@code pos} (its length fits, its checksum matches), or -1. */

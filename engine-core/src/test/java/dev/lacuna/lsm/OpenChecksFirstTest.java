@@ -130,6 +130,24 @@ class OpenChecksFirstTest {
         }
     }
 
+    /**
+     * An edit that passes its checksum but does not fit the state before it (here: it removes a table that
+     * is not there) is refused naming the manifest and the edit's offset, not {@code CURRENT} at offset 0 as
+     * it was (found by the corruption-at-rest suite, through a file system that skipped a damaged edit).
+     */
+    @Test
+    void shouldNameTheManifestAndOffsetOfAnEditThatDoesNotFit() throws IOException {
+        MemVfs vfs = new MemVfs();
+        vfs.mkdirs(DIR);
+        dev.lacuna.manifest.Manifest.create(vfs, DIR, 99, new dev.lacuna.manifest.VersionEdit().treeCount(1)
+                .nextFileNumber(100), new dev.lacuna.manifest.VersionEdit().deleteFile(0, 0, 12345)).close();
+        byte[] manifest = vfs.readAll(DIR.resolve("MANIFEST-000099"));
+        int second = 16 + 8 + (manifest[16] & 0xFF | (manifest[17] & 0xFF) << 8);
+        refuses(vfs, "MANIFEST-000099");
+        assertThatThrownBy(() -> LsmStore.open(DIR, options(vfs)).close())
+                .hasMessageContaining("manifest removes file 12345").hasMessageContaining("offset " + second + ")");
+    }
+
     @Test
     void shouldLeaveAnUnsealedLogAsFoundWhenTheOpenIsRefused() throws IOException {
         MemVfs vfs = new MemVfs();

@@ -322,13 +322,14 @@ final class CorruptionTargets {
         long filterSize = Integer.toUnsignedLong(f.getInt(at + 20));
         long propertiesOffset = f.getLong(at + 24);
         long propertiesSize = Integer.toUnsignedLong(f.getInt(at + 32));
+        String of = " of a table of keyspace " + keyspaceOf(b);
         return switch (target) {
-            case SSTABLE_DATA -> new Region(file, 0, filterOffset, "data blocks");
-            case SSTABLE_FILTER -> new Region(file, filterOffset, filterOffset + filterSize + TRAILER, "filter block");
+            case SSTABLE_DATA -> new Region(file, 0, filterOffset, "data blocks" + of);
+            case SSTABLE_FILTER -> new Region(file, filterOffset, filterOffset + filterSize + TRAILER, "filter block" + of);
             case SSTABLE_PROPERTIES -> new Region(file, propertiesOffset, propertiesOffset + propertiesSize + TRAILER,
-                    "properties block");
-            case SSTABLE_INDEX -> new Region(file, indexOffset, indexOffset + indexSize + TRAILER, "index block");
-            default -> new Region(file, b.length - FOOTER, b.length, "footer");
+                    "properties block" + of);
+            case SSTABLE_INDEX -> new Region(file, indexOffset, indexOffset + indexSize + TRAILER, "index block" + of);
+            default -> new Region(file, b.length - FOOTER, b.length, "footer" + of);
         };
     }
 

@@ -79,8 +79,10 @@ public final class Manifest implements AutoCloseable {
             current.readFully(0, b, 0, n);
             name = new String(b, StandardCharsets.UTF_8);
         }
-        if (!name.endsWith("\n") || !name.startsWith("MANIFEST-")) {
-            throw new CorruptionException(currentPath.toString(), 0, "CURRENT does not name a manifest: " + name.strip());
+        int bad = firstBadByteOfName(name);
+        if (bad >= 0) {
+            throw new CorruptionException(currentPath.toString(), bad, "CURRENT does not name a manifest: "
+                    + name.replaceAll("[^\\x20-\\x7e]", "?"));
         }
         Path manifestPath = dir.resolve(name.substring(0, name.length() - 1));
         try (VfsFile f = vfs.openReadOnly(manifestPath)) {
@@ -88,6 +90,29 @@ public final class Manifest implements AutoCloseable {
         } catch (NoSuchFileException e) {
             throw new CorruptionException(manifestPath.toString(), 0, "the manifest named by CURRENT is missing");
         }
+    }
+
+    /**
+     * Where {@code content} (of {@code CURRENT}) stops being a manifest's name and its newline — {@code MANIFEST-},
+     * six or more digits ({@link #fileName}), {@code \n}, nothing else — or -1 if it is one. Checked before it
+     * becomes a path: garbled bytes (a NUL) are no path at all, others could name a file that is not ours.
+     */
+    private static int firstBadByteOfName(String content) {
+        String prefix = "MANIFEST-";
+        int i = 0;
+        while (i < prefix.length()) {
+            if (i >= content.length() || content.charAt(i) != prefix.charAt(i)) {
+                return i;
+            }
+            i++;
+        }
+        while (i < content.length() && content.charAt(i) >= '0' && content.charAt(i) <= '9' && i < prefix.length() + 19) {
+            i++;
+        }
+        if (i < prefix.length() + 6 || i >= content.length() || content.charAt(i) != '\n') {
+            return i;
+        }
+        return i + 1 == content.length() ? -1 : i + 1;
     }
 
     /**

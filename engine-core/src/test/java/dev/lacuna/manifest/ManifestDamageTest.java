@@ -91,6 +91,30 @@ class ManifestDamageTest {
         }
     }
 
+    /**
+     * {@code CURRENT} garbled into a name that is no manifest's — NUL bytes that no path may hold, other
+     * characters, a missing newline — is refused naming {@code CURRENT} and the first bad byte: the
+     * corruption-at-rest suite found NULs escaping as {@code java.nio.file.InvalidPathException}.
+     */
+    @Test
+    void shouldRefuseACurrentThatNamesNoManifestNamingItAndTheBadByte() throws IOException {
+        MemVfs vfs = new MemVfs();
+        write(vfs);
+        String[] garbled = {"MANIFEST-0\0\0\0\0\01\n", "MANIFEST-000001", "MANIFEST-00/001\n", "MANIFEST-0000x1\n",
+                "MANIFEST-000001\nMANIFEST-000002\n", "MANIFEST-\n"};
+        int[] bad = {10, 15, 11, 13, 16, 9};
+        for (int i = 0; i < garbled.length; i++) {
+            try (VfsFile f = vfs.open(DIR.resolve(Manifest.CURRENT))) {
+                byte[] b = garbled[i].getBytes(java.nio.charset.StandardCharsets.UTF_8);
+                f.truncate(0);
+                f.write(0, b, 0, b.length);
+            }
+            assertThatThrownBy(() -> Manifest.readCurrent(vfs, DIR)).as(garbled[i])
+                    .isInstanceOf(CorruptionException.class).hasMessageContaining("CURRENT does not name a manifest")
+                    .hasMessageContaining("(file /db/CURRENT, offset " + bad[i] + ")");
+        }
+    }
+
     @Test
     void shouldNameTheFileAndOffsetOfADamagedLength() throws IOException {
         MemVfs vfs = new MemVfs();

@@ -52,8 +52,9 @@ final class OpenCheck {
     }
 
     /**
-     * Refuses a log that no longer holds the records from where recovery must replay, that ends before the
-     * manifest saw it durable, or that holds records of a store without {@code CURRENT} ({@code isNew}).
+     * Refuses a log that no longer holds the records from where recovery must replay or that a log consumer
+     * needs after its checkpoint, that ends before the manifest saw it durable, or that holds records of a store
+     * without {@code CURRENT} ({@code isNew}).
      */
     static void logCovers(Db db, Path walDir, boolean isNew, Wal.Recovered log) {
         long first = log.first();
@@ -65,6 +66,15 @@ final class OpenCheck {
         if (start <= last && first > start) {
             throw new CorruptionException(walDir.toString(), 0, "the log starts at LSN " + first + " but "
                     + db.versions.readFrom() + " needs it from " + start + " (nothing was changed)");
+        }
+        for (java.util.Map.Entry<String, Long> c : db.versions.checkpoints().entrySet()) {
+            // The log keeps every record after a durable checkpoint (Wal.setCheckpoint); records after it that it
+            // no longer holds mean the checkpoint is older than the one the log was trimmed by: lost edits.
+            if (c.getValue() < last && c.getValue() + 1 < first) {
+                throw new CorruptionException(walDir.toString(), 0, "the log starts at LSN " + first + " but "
+                        + db.versions.readFrom() + " has log consumer " + c.getKey() + " at LSN " + c.getValue()
+                        + ", which needs it from " + (c.getValue() + 1) + " (nothing was changed)");
+            }
         }
         long durable = db.versions.logDurable();
         if (last < durable) {

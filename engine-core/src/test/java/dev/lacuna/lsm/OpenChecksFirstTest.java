@@ -131,6 +131,46 @@ class OpenChecksFirstTest {
     }
 
     /**
+     * A log consumer's checkpoint keeps every record after it in the log. A manifest that lost its last edits
+     * (cut at rest between two of them) can hold an older checkpoint than the one the log was trimmed by: the
+     * records the consumer would read next are gone. The open refuses, naming the manifest, instead of opening
+     * a store whose index can never catch up (found by the corruption-at-rest suite: GSIs FAILED with "LSN 675
+     * is outside the log" after such opens).
+     */
+    @Test
+    void shouldRefuseALogThatNoLongerHoldsWhatAConsumerCheckpointNeeds() throws IOException {
+        MemVfs vfs = new MemVfs();
+        int beforeCheckpoint;
+        try (LsmStore kv = LsmStore.open(DIR, options(vfs).toBuilder()
+                .wal(dev.lacuna.storage.WalOptions.defaults().withBlockSize(1024).withSegmentSize(4096)).build())) {
+            kv.setLogCheckpoint("reader", 5);
+            for (int i = 0; i < 60; i++) {
+                kv.put(("key" + i).getBytes(StandardCharsets.UTF_8), new byte[100]);
+            }
+            kv.flush(); // the log keeps what the reader needs: from LSN 6 on
+            beforeCheckpoint = vfs.readAll(DIR.resolve(manifest(vfs))).length;
+            kv.setLogCheckpoint("reader", 60);
+            kv.put("last".getBytes(StandardCharsets.UTF_8), new byte[100]);
+            kv.flush(); // now the log drops its first segments
+        }
+        String manifest = manifest(vfs);
+        try (dev.lacuna.vfs.VfsFile f = vfs.open(DIR.resolve(manifest))) {
+            f.truncate(beforeCheckpoint); // the reader's checkpoint is 5 again, its next records gone
+            f.force();
+        }
+        refuses(vfs, manifest);
+    }
+
+    private static String manifest(MemVfs vfs) throws IOException {
+        for (String name : vfs.list(DIR)) {
+            if (name.startsWith("MANIFEST-")) {
+                return name;
+            }
+        }
+        throw new AssertionError("no manifest");
+    }
+
+    /**
      * An edit that passes its checksum but does not fit the state before it (here: it removes a table that
      * is not there) is refused naming the manifest and the edit's offset, not {@code CURRENT} at offset 0 as
      * it was (found by the corruption-at-rest suite, through a file system that skipped a damaged edit).

@@ -11,6 +11,8 @@ import dev.lacuna.secondary.CorruptionTargets.Target;
 import dev.lacuna.vfs.MemVfs;
 import dev.lacuna.vfs.Vfs;
 import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.EnumMap;
@@ -200,12 +202,12 @@ class CorruptionAtRestTest {
 
     private Result runCase(Plan plan, Function<Applied, UnaryOperator<Vfs>> breakage) {
         MemVfs disk = (plan.crashed() ? stores.crashed() : stores.closed()).crashClone();
-        java.nio.file.Path lastSegment;
+        Path lastSegment;
         try {
-            List<java.nio.file.Path> segments = CorruptionTargets.segments(disk);
+            List<Path> segments = CorruptionTargets.segments(disk);
             lastSegment = segments.get(segments.size() - 1);
         } catch (IOException e) {
-            throw new java.io.UncheckedIOException(e);
+            throw new UncheckedIOException(e);
         }
         Applied damage = CorruptionTargets.apply(disk, plan.target(), plan.damage(), plan.random());
         // Only the end of a segment never closed can pass for a torn write (CorruptionCheck.Outcome.LOOKS_TORN).
@@ -218,7 +220,7 @@ class CorruptionAtRestTest {
 
     /** The log's segments, as a range of names. */
     private static String segments(MemVfs vfs) throws IOException {
-        List<java.nio.file.Path> segments = CorruptionTargets.segments(vfs);
+        List<Path> segments = CorruptionTargets.segments(vfs);
         return segments.size() + " (" + segments.get(0).getFileName() + " to "
                 + segments.get(segments.size() - 1).getFileName() + ")";
     }

@@ -185,7 +185,9 @@ final class Queries {
             throw new ValidationException("Cannot read from backfilling global secondary index: " + name);
         }
         if (status != IndexStatus.ACTIVE) {
-            throw new LacunaException("index " + name + " of table " + table.name() + " is " + status);
+            Throwable failure = index.maintainer().failure();
+            throw new LacunaException("index " + name + " of table " + table.name() + " is " + status
+                    + (failure == null ? "" : ": " + failure.getMessage()), failure);
         }
         return new Target(table, index, index.keyspace(), spec.partitionKey(), spec.sortKey());
     }

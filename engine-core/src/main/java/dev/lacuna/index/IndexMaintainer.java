@@ -54,6 +54,14 @@ public interface IndexMaintainer extends AutoCloseable {
     /** {@code CREATING} while a backfill runs, {@code ACTIVE} after, {@code FAILED} if the maintainer stopped on an error. */
     IndexStatus status();
 
+    /**
+     * The error the maintainer stopped on when its status is {@code FAILED} (null otherwise, or if it does not
+     * say): a query that finds the index failed reports it, so the caller learns why (a damaged file, named).
+     */
+    default Throwable failure() {
+        return null;
+    }
+
     /** Items backfilled so far, and of how many ({@link BackfillProgress#NONE} when there is no backfill). */
     BackfillProgress backfillProgress();
 

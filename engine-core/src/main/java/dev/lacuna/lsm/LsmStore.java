@@ -10,6 +10,7 @@ import dev.lacuna.storage.Durability;
 import dev.lacuna.storage.LacunaException;
 import dev.lacuna.storage.StorageIOException;
 import dev.lacuna.manifest.FileMeta;
+import dev.lacuna.manifest.VersionEdit;
 import dev.lacuna.sstable.BlockCache;
 import dev.lacuna.vfs.VfsLock;
 import java.io.IOException;
@@ -459,6 +460,23 @@ public final class LsmStore implements AutoCloseable {
     }
 
     /**
+     * Once the log is sealed and durable to its last record, a last manifest edit says how far: a later open
+     * then refuses a log whose end was cut or damaged at rest, instead of taking it for a torn tail and
+     * dropping acknowledged records. Nothing is written if no record was made durable since the last edit,
+     * nor by a store stopped by an error (which writes no more edits).
+     */
+    private void recordLogEnd() {
+        if (db.backgroundError() != null || db.wal.durableLsn() <= db.versions.logDurable()) {
+            return;
+        }
+        try {
+            db.versions.logAndApply(new VersionEdit(), db.loggedSequence);
+        } catch (IOException e) {
+            throw new StorageIOException("cannot record the end of the log in the manifest of " + db.dir, e);
+        }
+    }
+
+    /**
      * Stops the background threads (letting running jobs finish), makes the log durable, closes every
      * file and releases the directory. Writes not yet in tables stay in the log and are replayed by the
      * next open. Idempotent.
@@ -479,6 +497,7 @@ public final class LsmStore implements AutoCloseable {
         LacunaException error = null;
         try {
             db.wal.close();
+            recordLogEnd();
         } catch (LacunaException e) {
             error = e;
         }

@@ -53,9 +53,9 @@ final class Recovery {
                     d::deleteObsoleteFile);
             db.versions.claim(owner);
             OpenCheck.tablesPresent(db);
-            db.wal = Wal.open(options.vfs(), walDir, options.wal(), (first, last) -> OpenCheck.logCovers(d, walDir,
-                    isNew, first, last));
+            db.wal = Wal.open(options.vfs(), walDir, options.wal(), log -> OpenCheck.logCovers(d, walDir, isNew, log));
             db.wal.onDurable(d.visibility::durable); // every fsync makes what it covers visible
+            db.versions.trackLog(db.wal::durableLsn); // every edit records how far the log is durable
             db.versions.startManifest();
             deleteUnreferencedTables(db);
             Tree[] trees = new Tree[db.versions.allocatedTrees()];

@@ -22,6 +22,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.function.LongConsumer;
+import java.util.function.LongSupplier;
 
 /**
  * The persistent state of the engine — each tree's current {@link Version} and flushed LSN, the next
@@ -64,12 +65,18 @@ final class VersionSet implements AutoCloseable {
     /** Who owns the directory ({@link #claim}), and its format: null and 0 for a store made before the mark. */
     private String owner;
     private int storeFormat;
+    /** The log was durable through this LSN when the last edit read or written was made (tag 13). */
+    private long logDurable;
+    /** The log's durable LSN now, once the log is open ({@link #trackLog}); recorded with every edit. */
+    private LongSupplier durableNow = () -> 0;
     private Manifest manifest;
     /** A write to {@link #manifest} failed: its end is unknown, so the next edit starts a new manifest. */
     private boolean manifestSuspect;
     /** Tables named only by edits that failed to be written ({@link #abandonOutputs}). */
     private final List<Long> abandoned = new ArrayList<>();
     private final long maxManifestBytes;
+    /** Set by {@link #open}, before the set is shared: see {@link #readFrom()}. */
+    private String readFrom = "the state of a new store";
 
     private VersionSet(Vfs vfs, Path dir, int treeCount, long maxManifestBytes, LongConsumer obsoleteFile) {
         this.vfs = vfs;
@@ -113,24 +120,28 @@ final class VersionSet implements AutoCloseable {
      */
     static VersionSet open(Vfs vfs, Path dir, int treeCount, long maxManifestBytes, LongConsumer obsoleteFile)
             throws IOException {
-        List<VersionEdit> edits = Manifest.readCurrent(vfs, dir);
-        Path where = dir.resolve(Manifest.CURRENT);
+        Manifest.Contents read = Manifest.readCurrent(vfs, dir);
         VersionSet set;
-        if (edits == null) {
+        if (read == null) {
             set = new VersionSet(vfs, dir, treeCount, maxManifestBytes, obsoleteFile);
         } else {
+            List<VersionEdit> edits = read.edits();
             Integer stored = edits.get(0).treeCount();
             if (stored == null) {
-                throw new CorruptionException(where.toString(), 0, "manifest snapshot has no tree count");
+                throw new CorruptionException(read.file(), read.offsets().get(0), "manifest snapshot has no tree count");
             }
             if (stored != treeCount) {
                 throw new IllegalArgumentException("the store in " + dir + " was created with " + stored
                         + " partitions; it cannot be opened with " + treeCount);
             }
             set = new VersionSet(vfs, dir, treeCount, maxManifestBytes, obsoleteFile);
-            for (VersionEdit edit : edits) {
-                set.apply(edit, where.toString());
+            for (int i = 0; i < edits.size(); i++) {
+                set.apply(edits.get(i), read.file(), read.offsets().get(i));
             }
+            set.readFrom = "the manifest " + read.file() + (read.tornAt() < 0 ? ""
+                    : " (which ends in an edit cut short at offset " + read.tornAt() + ", read as a last append torn"
+                    + " by a crash: if it was cut or damaged at rest instead, the edits after it are lost, which would"
+                    + " explain this)");
         }
         return set;
     }
@@ -164,6 +175,14 @@ final class VersionSet implements AutoCloseable {
     }
 
     /**
+     * Where the state read at open comes from, for a refusal of a directory that does not fit it: the manifest
+     * file, and whether it ended in an edit cut short (the edits a cut at rest took are a likely cause).
+     */
+    String readFrom() {
+        return readFrom;
+    }
+
+    /**
      * Starts a new manifest holding the state read by {@link #open} and makes it current, then deletes the
      * older manifests. Called once the directory has been checked whole ({@link OpenCheck}): until then an
      * open writes and deletes nothing.
@@ -172,6 +191,23 @@ final class VersionSet implements AutoCloseable {
         long number = nextFileNumber++;
         manifest = Manifest.create(vfs, dir, number, snapshot());
         deleteOtherManifests(number);
+    }
+
+    /**
+     * Has every edit from now on record how far {@code durableLsn} says the log is durable, so that a later
+     * open can tell a log that lost acknowledged records at rest (cut or damaged at its end) from one that
+     * merely lost what a power loss may take. Called once the log is open, before {@link #startManifest}.
+     */
+    synchronized void trackLog(LongSupplier durableLsn) {
+        durableNow = durableLsn;
+    }
+
+    /**
+     * How far the log was durable when the last edit of the manifest read at open (or written since) was
+     * made: the recovered log must reach it. 0 if no edit said (a manifest of format version 1 or 2).
+     */
+    synchronized long logDurable() {
+        return logDurable;
     }
 
     /** Trees of keyspace 0. */
@@ -297,11 +333,12 @@ final class VersionSet implements AutoCloseable {
      * new manifest is current, since a crash before then may recover the old manifest with the edit in it.
      */
     synchronized void logAndApply(VersionEdit edit, long lastSequenceNow) throws IOException {
-        edit.nextFileNumber(nextFileNumber).lastSequence(Math.max(lastSequence, lastSequenceNow));
+        edit.nextFileNumber(nextFileNumber).lastSequence(Math.max(lastSequence, lastSequenceNow))
+                .logDurable(Math.max(logDurable, durableNow.getAsLong()));
         // An edit the next open would refuse must never reach the manifest: that would make the store
         // unopenable over what is only a bug in the running process.
         try {
-            validate(edit, Manifest.fileName(manifest.number()));
+            validate(edit, dir.resolve(Manifest.fileName(manifest.number())).toString(), 0);
         } catch (CorruptionException e) {
             throw new IllegalStateException("refusing to write a version edit that recovery would refuse: "
                     + e.getMessage(), e);
@@ -318,7 +355,7 @@ final class VersionSet implements AutoCloseable {
             manifestSuspect = true;
             throw e;
         }
-        apply(edit, Manifest.fileName(manifest.number()));
+        apply(edit, dir.resolve(Manifest.fileName(manifest.number())).toString(), -1);
     }
 
     /**
@@ -375,7 +412,8 @@ final class VersionSet implements AutoCloseable {
     /** The whole state as one edit. */
     private VersionEdit snapshot() {
         VersionEdit edit = new VersionEdit().treeCount(treeCount).nextFileNumber(nextFileNumber)
-                .lastSequence(lastSequence).walStartLsn(walStartLsn).nextIds(nextKeyspaceId, nextTreeId);
+                .lastSequence(lastSequence).walStartLsn(walStartLsn).nextIds(nextKeyspaceId, nextTreeId)
+                .logDurable(Math.max(logDurable, durableNow.getAsLong()));
         if (owner != null) {
             edit.store(storeFormat, owner);
         }
@@ -409,7 +447,7 @@ final class VersionSet implements AutoCloseable {
      * Refuses, changing nothing, an edit that {@link #apply} would refuse part way through: checked before an
      * edit is written, and before one read from the manifest is applied.
      */
-    private void validate(VersionEdit edit, String where) {
+    private void validate(VersionEdit edit, String where, long offset) {
         int trees = current.length;
         int[] ids = edit.nextIds();
         if (ids != null) {
@@ -421,43 +459,48 @@ final class VersionSet implements AutoCloseable {
             long end = (long) k.firstTree() + k.partitions();
             if (k.id() == 0 || k.partitions() < 1 || k.firstTree() < treeCount || end > VersionEdit.MAX_TREES
                     || (old != null && (old.firstTree() != k.firstTree() || old.partitions() != k.partitions()))) {
-                throw new CorruptionException(where, 0, "manifest defines keyspace " + k.id() + " with trees "
+                throw new CorruptionException(where, offset, "manifest defines keyspace " + k.id() + " with trees "
                         + k.firstTree() + ".." + (end - 1) + (old == null ? "" : ", unlike before"));
             }
             if (old == null && droppedTrees.get(k.firstTree(), (int) end).cardinality() > 0) {
-                throw new CorruptionException(where, 0, "manifest reuses dropped trees for keyspace " + k.id());
+                throw new CorruptionException(where, offset, "manifest reuses dropped trees for keyspace " + k.id());
             }
             defined.put(k.id(), k);
             trees = Math.max(trees, (int) end);
         }
         for (int tree : edit.flushedLsns().keySet()) {
-            checkTree(tree, trees, where);
+            checkTree(tree, trees, where, offset);
         }
         Set<String> removed = new HashSet<>();
         for (VersionEdit.DeletedFile d : edit.deletedFiles()) {
-            checkTree(d.tree(), trees, where);
+            checkTree(d.tree(), trees, where, offset);
             boolean present = d.level() >= 0 && d.level() < Version.LEVELS && d.tree() < current.length
                     && current[d.tree()].files(d.level()).stream().anyMatch(f -> f.number() == d.number());
             if (!present || !removed.add(d.tree() + "/" + d.level() + "/" + d.number())) {
-                throw new CorruptionException(where, 0, "manifest removes file " + d.number()
+                throw new CorruptionException(where, offset, "manifest removes file " + d.number()
                         + " that is not in level " + d.level() + " of tree " + d.tree());
             }
         }
         for (VersionEdit.AddedFile a : edit.addedFiles()) {
-            checkTree(a.tree(), trees, where);
+            checkTree(a.tree(), trees, where, offset);
             if (a.level() < 0 || a.level() >= Version.LEVELS) {
-                throw new CorruptionException(where, 0, "manifest names level " + a.level());
+                throw new CorruptionException(where, offset, "manifest names level " + a.level());
             }
         }
         for (int id : edit.droppedKeyspaces()) {
             if (defined.remove(id) == null) {
-                throw new CorruptionException(where, 0, "manifest drops keyspace " + id + " that does not exist");
+                throw new CorruptionException(where, offset, "manifest drops keyspace " + id + " that does not exist");
             }
         }
     }
 
-    private void apply(VersionEdit edit, String where) {
-        validate(edit, where);
+    /**
+     * Installs {@code edit}; one that does not fit the state is a {@link CorruptionException} naming the manifest
+     * {@code where} and the offset of its record ({@code at}, or the manifest's start for one being written).
+     */
+    private void apply(VersionEdit edit, String where, long at) {
+        long offset = Math.max(at, 0);
+        validate(edit, where, offset);
         if (edit.owner() != null) {
             owner = edit.owner();
             storeFormat = edit.storeFormat();
@@ -473,11 +516,11 @@ final class VersionSet implements AutoCloseable {
             long end = (long) k.firstTree() + k.partitions();
             if (k.id() == 0 || k.partitions() < 1 || k.firstTree() < treeCount || end > VersionEdit.MAX_TREES
                     || (old != null && (old.firstTree() != k.firstTree() || old.partitions() != k.partitions()))) {
-                throw new CorruptionException(where, 0, "manifest defines keyspace " + k.id() + " with trees "
+                throw new CorruptionException(where, offset, "manifest defines keyspace " + k.id() + " with trees "
                         + k.firstTree() + ".." + (end - 1) + (old == null ? "" : ", unlike before"));
             }
             if (old == null && droppedTrees.get(k.firstTree(), (int) end).cardinality() > 0) {
-                throw new CorruptionException(where, 0, "manifest reuses dropped trees for keyspace " + k.id());
+                throw new CorruptionException(where, offset, "manifest reuses dropped trees for keyspace " + k.id());
             }
             keyspaces.put(k.id(), k);
             nextKeyspaceId = Math.max(nextKeyspaceId, k.id() + 1);
@@ -493,25 +536,28 @@ final class VersionSet implements AutoCloseable {
         if (edit.walStartLsn() != null) {
             walStartLsn = Math.max(walStartLsn, edit.walStartLsn());
         }
+        if (edit.logDurable() != null) {
+            logDurable = Math.max(logDurable, edit.logDurable());
+        }
         checkpoints.putAll(edit.checkpoints());
         edit.removedCheckpoints().forEach(checkpoints::remove);
         edit.flushedLsns().forEach((tree, lsn) -> {
-            checkTree(tree, where);
+            checkTree(tree, where, offset);
             flushedLsn[tree] = Math.max(flushedLsn[tree], lsn);
         });
         Map<Integer, List<List<FileMeta>>> changed = new HashMap<>();
         for (VersionEdit.DeletedFile d : edit.deletedFiles()) {
-            checkTree(d.tree(), where);
+            checkTree(d.tree(), where, offset);
             List<FileMeta> level = levelsOf(changed, d.tree()).get(d.level());
             if (!level.removeIf(f -> f.number() == d.number())) {
-                throw new CorruptionException(where, 0, "manifest removes file " + d.number()
+                throw new CorruptionException(where, offset, "manifest removes file " + d.number()
                         + " that is not in level " + d.level() + " of tree " + d.tree());
             }
         }
         for (VersionEdit.AddedFile a : edit.addedFiles()) {
-            checkTree(a.tree(), where);
+            checkTree(a.tree(), where, offset);
             if (a.level() >= Version.LEVELS) {
-                throw new CorruptionException(where, 0, "manifest names level " + a.level());
+                throw new CorruptionException(where, offset, "manifest names level " + a.level());
             }
             levelsOf(changed, a.tree()).get(a.level()).add(a.file());
         }
@@ -534,7 +580,7 @@ final class VersionSet implements AutoCloseable {
         for (int id : edit.droppedKeyspaces()) {
             VersionEdit.Keyspace k = keyspaces.remove(id);
             if (k == null) {
-                throw new CorruptionException(where, 0, "manifest drops keyspace " + id + " that does not exist");
+                throw new CorruptionException(where, offset, "manifest drops keyspace " + id + " that does not exist");
             }
             droppedTrees.set(k.firstTree(), k.firstTree() + k.partitions());
         }
@@ -550,21 +596,28 @@ final class VersionSet implements AutoCloseable {
         });
     }
 
-    private void checkTree(int tree, String where) {
-        checkTree(tree, current.length, where);
+    private void checkTree(int tree, String where, long offset) {
+        checkTree(tree, current.length, where, offset);
     }
 
-    private void checkTree(int tree, int trees, String where) {
+    private void checkTree(int tree, int trees, String where, long offset) {
         if (tree < 0 || tree >= trees || droppedTrees.get(tree)) {
-            throw new CorruptionException(where, 0, "manifest names tree " + tree + ", which "
+            throw new CorruptionException(where, offset, "manifest names tree " + tree + ", which "
                     + (tree >= 0 && tree < trees ? "was dropped" : "does not exist"));
         }
     }
 
-    /** Called when a version's last reference goes: its files lose a holder. */
+    /**
+     * Called when a version's last reference goes: its files lose a holder. While {@link #open} reads the
+     * manifest (no manifest of our own yet), a file that drops out is one a later edit removed; it is not
+     * reported, because an open deletes nothing before it has checked the directory, and the open deletes
+     * every table the state does not name once it has ({@code Recovery}).
+     */
     private void release(Version version) {
         List<Long> obsolete = new ArrayList<>();
+        boolean reading;
         synchronized (this) {
+            reading = manifest == null;
             for (List<FileMeta> level : version.levels()) {
                 for (FileMeta f : level) {
                     int left = fileRefs.merge(f.number(), -1, Integer::sum);
@@ -575,7 +628,9 @@ final class VersionSet implements AutoCloseable {
                 }
             }
         }
-        obsolete.forEach(obsoleteFile::accept);
+        if (!reading) {
+            obsolete.forEach(obsoleteFile::accept);
+        }
     }
 
     @Override

@@ -26,7 +26,7 @@ import java.util.zip.CRC32C;
 public final class Manifest implements AutoCloseable {
     static final long MAGIC = 0x464D414E5543414CL; // "LACUNAMF" read as little-endian
     static final int VERSION = 3;
-    /** Version 1 lacks the keyspace tags (10-12); its manifests read the same. */
+    /** Version 1 lacks the keyspace tags (10-12), version 2 the log's durable end (13) and the directory mark (14); both read the same. */
     static final int OLDEST_READABLE_VERSION = 1;
     static final int HEADER_SIZE = 16;
     static final int RECORD_HEADER_SIZE = 8;
@@ -51,12 +51,23 @@ public final class Manifest implements AutoCloseable {
     }
 
     /**
+     * What a manifest holds.
+     *
+     * @param edits   its edits in order
+     * @param offsets where each edit's record starts in the file
+     * @param file    the manifest's path
+     * @param tornAt  the offset of a last edit ignored as cut short by a crash, or -1 if the file ended cleanly
+     */
+    public record Contents(List<VersionEdit> edits, List<Long> offsets, String file, long tornAt) {
+    }
+
+    /**
      * Reads the current manifest of {@code dir}.
      *
-     * @return its edits in order, or null if the directory has no {@code CURRENT} (a new store)
+     * @return its edits, or null if the directory has no {@code CURRENT} (a new store)
      * @throws CorruptionException if {@code CURRENT} or the manifest is damaged
      */
-    public static List<VersionEdit> readCurrent(Vfs vfs, Path dir) throws IOException {
+    public static Contents readCurrent(Vfs vfs, Path dir) throws IOException {
         Path currentPath = dir.resolve(CURRENT);
         if (!vfs.exists(currentPath)) {
             return null;
@@ -68,15 +79,40 @@ public final class Manifest implements AutoCloseable {
             current.readFully(0, b, 0, n);
             name = new String(b, StandardCharsets.UTF_8);
         }
-        if (!name.endsWith("\n") || !name.startsWith("MANIFEST-")) {
-            throw new CorruptionException(currentPath.toString(), 0, "CURRENT does not name a manifest: " + name.strip());
+        int bad = firstBadByteOfName(name);
+        if (bad >= 0) {
+            throw new CorruptionException(currentPath.toString(), bad, "CURRENT does not name a manifest: "
+                    + name.replaceAll("[^\\x20-\\x7e]", "?"));
         }
         Path manifestPath = dir.resolve(name.substring(0, name.length() - 1));
         try (VfsFile f = vfs.openReadOnly(manifestPath)) {
-            return readEdits(f);
+            return read(f);
         } catch (NoSuchFileException e) {
             throw new CorruptionException(manifestPath.toString(), 0, "the manifest named by CURRENT is missing");
         }
+    }
+
+    /**
+     * Where {@code content} (of {@code CURRENT}) stops being a manifest's name and its newline — {@code MANIFEST-},
+     * six or more digits ({@link #fileName}), {@code \n}, nothing else — or -1 if it is one. Checked before it
+     * becomes a path: garbled bytes (a NUL) are no path at all, others could name a file that is not ours.
+     */
+    private static int firstBadByteOfName(String content) {
+        String prefix = "MANIFEST-";
+        int i = 0;
+        while (i < prefix.length()) {
+            if (i >= content.length() || content.charAt(i) != prefix.charAt(i)) {
+                return i;
+            }
+            i++;
+        }
+        while (i < content.length() && content.charAt(i) >= '0' && content.charAt(i) <= '9' && i < prefix.length() + 19) {
+            i++;
+        }
+        if (i < prefix.length() + 6 || i >= content.length() || content.charAt(i) != '\n') {
+            return i;
+        }
+        return i + 1 == content.length() ? -1 : i + 1;
     }
 
     /**
@@ -87,6 +123,10 @@ public final class Manifest implements AutoCloseable {
      * was acknowledged.
      */
     static List<VersionEdit> readEdits(VfsFile f) throws IOException {
+        return read(f).edits();
+    }
+
+    private static Contents read(VfsFile f) throws IOException {
         long size = f.size();
         if (size < HEADER_SIZE) {
             throw new CorruptionException(f.name(), 0, "manifest shorter than its header");
@@ -107,7 +147,9 @@ public final class Manifest implements AutoCloseable {
             throw new CorruptionException(f.name(), 8, "manifest: unsupported format version " + h.getInt(8));
         }
         List<VersionEdit> edits = new ArrayList<>();
+        List<Long> offsets = new ArrayList<>();
         int pos = HEADER_SIZE;
+        long tornAt = -1;
         while (pos < file.length) {
             int length = wellFormedRecord(file, pos);
             if (length < 0) {
@@ -116,16 +158,18 @@ public final class Manifest implements AutoCloseable {
                     throw new CorruptionException(f.name(), pos, "manifest: damaged edit (" + damage(file, pos)
                             + ") followed by a well-formed one at offset " + next);
                 }
+                tornAt = pos;
                 break; // torn: the last edit was cut short by a crash, so it was never acknowledged
             }
             byte[] payload = Arrays.copyOfRange(file, pos + RECORD_HEADER_SIZE, pos + RECORD_HEADER_SIZE + length);
             edits.add(VersionEdit.decode(payload, f.name(), pos));
+            offsets.add((long) pos);
             pos += RECORD_HEADER_SIZE + length;
         }
         if (edits.isEmpty()) {
             throw new CorruptionException(f.name(), HEADER_SIZE, "manifest holds no snapshot");
         }
-        return edits;
+        return new Contents(edits, offsets, f.name(), tornAt);
     }
 
     /** The payload length of the well-formed record at {@code pos} (its length fits, its checksum matches), or -1. */
@@ -146,9 +190,11 @@ public final class Manifest implements AutoCloseable {
 
     /**
      * The offset of the first record at or after {@code from} that starts a chain of well-formed records
-     * ending exactly at the end of the file, or -1: what acknowledged edits after a damaged one look like.
-     * The chain to the end is what tells them from bytes inside a torn last edit that happen to look like a
-     * record (edits carry user keys, which can hold anything): those run into the tear, not to the end.
+     * ending exactly at the end of the file, each holding an edit that decodes, or -1: what acknowledged edits
+     * after a damaged one look like. The chain to the end is what tells them from bytes inside a torn last
+     * edit that happen to look like a record (edits carry user keys, which can hold anything): those run into
+     * the tear, not to the end — unless the tear falls exactly where such bytes end, which is why they must
+     * also decode as an edit (a key that holds a whole well-formed record of a valid edit is not left to chance).
      * Empty records (length 0) do not count: eight bytes match by chance in zeros or garbage too easily.
      */
     private static int nextWellFormedRecord(byte[] file, int from) {
@@ -164,12 +210,22 @@ public final class Manifest implements AutoCloseable {
     private static boolean chainsToEnd(byte[] file, int pos) {
         while (pos < file.length) {
             int length = wellFormedRecord(file, pos);
-            if (length <= 0) {
+            if (length <= 0 || !decodes(file, pos, length)) {
                 return false;
             }
             pos += RECORD_HEADER_SIZE + length;
         }
         return pos == file.length;
+    }
+
+    private static boolean decodes(byte[] file, int pos, int length) {
+        try {
+            VersionEdit.decode(Arrays.copyOfRange(file, pos + RECORD_HEADER_SIZE, pos + RECORD_HEADER_SIZE + length),
+                    "", pos);
+            return true;
+        } catch (CorruptionException e) {
+            return false;
+        }
     }
 
     private static String damage(byte[] file, int pos) {

@@ -54,7 +54,8 @@ public final class VersionEdit {
     private static final int TAG_KEYSPACE = 10;
     private static final int TAG_DROP_KEYSPACE = 11;
     private static final int TAG_NEXT_IDS = 12;
-    private static final int TAG_STORE = 13;
+    private static final int TAG_LOG_DURABLE = 13;
+    private static final int TAG_STORE = 14;
     /** Bounds applied while decoding, so damaged input cannot ask for absurd structures. */
     public static final int MAX_TREES = 1 << 20;
     static final int MAX_LEVELS = 16;
@@ -62,6 +63,7 @@ public final class VersionEdit {
     private Long nextFileNumber;
     private Long lastSequence;
     private Long walStartLsn;
+    private Long logDurable;
     private Integer treeCount;
     private final Map<String, Long> checkpoints = new LinkedHashMap<>();
     private final Set<String> removedCheckpoints = new LinkedHashSet<>();
@@ -89,6 +91,15 @@ public final class VersionEdit {
     /** Records that log records below {@code lsn} are no longer needed for recovery. */
     public VersionEdit walStartLsn(long lsn) {
         walStartLsn = lsn;
+        return this;
+    }
+
+    /**
+     * Records that the log was durable (fsynced) through {@code lsn} when the edit was written: a recovered
+     * log that ends before it lost acknowledged records at rest, and recovery refuses it.
+     */
+    public VersionEdit logDurable(long lsn) {
+        logDurable = lsn;
         return this;
     }
 
@@ -193,6 +204,10 @@ public final class VersionEdit {
         return walStartLsn;
     }
 
+    public Long logDurable() {
+        return logDurable;
+    }
+
     public Integer treeCount() {
         return treeCount;
     }
@@ -240,6 +255,10 @@ public final class VersionEdit {
             out.putUvarint64(TAG_STORE);
             out.putUvarint64(storeFormat);
             out.putLengthPrefixed(owner.getBytes(StandardCharsets.UTF_8));
+        }
+        if (logDurable != null) {
+            out.putUvarint64(TAG_LOG_DURABLE);
+            out.putUvarint64(logDurable);
         }
         if (nextIds != null) {
             out.putUvarint64(TAG_NEXT_IDS);
@@ -312,6 +331,7 @@ public final class VersionEdit {
                 case TAG_NEXT_FILE_NUMBER -> edit.nextFileNumber(in.varint());
                 case TAG_LAST_SEQUENCE -> edit.lastSequence(in.varint());
                 case TAG_WAL_START_LSN -> edit.walStartLsn(in.varint());
+                case TAG_LOG_DURABLE -> edit.logDurable(in.varint());
                 case TAG_CHECKPOINT -> edit.checkpoint(in.string(), in.varint());
                 case TAG_REMOVE_CHECKPOINT -> edit.removeCheckpoint(in.string());
                 case TAG_FLUSHED_LSN -> edit.flushedLsn(in.smallInt(MAX_TREES), in.varint());

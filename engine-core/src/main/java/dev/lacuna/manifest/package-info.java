@@ -3,8 +3,9 @@
  * {@code MANIFEST-NNNNNN}, fsyncing each before the engine acts on it, and starts a new manifest (a snapshot
  * edit first) that becomes current through {@code CURRENT}, replaced by write-temp → fsync → rename →
  * fsync(directory). An edit records files added to and removed from each tree and level ({@link FileMeta}),
- * counters (next file number, last sequence, log start), each tree's flushed LSN, log consumers' checkpoints
- * and, since format version 2, keyspaces. The byte layout is in FORMAT.md beside these classes.
+ * counters (next file number, last sequence, log start), each tree's flushed LSN, log consumers' checkpoints,
+ * since format version 2, keyspaces, and since version 3, how far the log was durable. The byte layout is in
+ * FORMAT.md beside these classes.
  *
  * <p>Internal: not exported; only {@code dev.lacuna.lsm} uses it. It encodes, frames and checksums edits and
  * no more: applying them, checking them against the state and deciding which files are obsolete belong to the

@@ -64,6 +64,57 @@ class ManifestDamageTest {
         }
     }
 
+    /**
+     * An edit holds user keys, which may hold the bytes of a well-formed record; a crash that tears the edit's
+     * append exactly where such bytes end leaves "a record chaining to the end of the file" after a bad one.
+     * Unless it also decodes as an edit, it is part of the torn edit, not evidence of damage. Every cut inside
+     * the last edit must read as a torn tail (the store once refused two of 200 power-loss images of
+     * ManifestTornEmbeddedRecordTest, whose tears landed there after an edit grew by a field).
+     */
+    @Test
+    void shouldIgnoreALastEditTornRightAfterRecordLikeBytesInAKey() throws IOException {
+        MemVfs vfs = new MemVfs();
+        vfs.mkdirs(DIR);
+        byte[] key = java.nio.ByteBuffer.allocate(21).order(java.nio.ByteOrder.LITTLE_ENDIAN).put((byte) 'k')
+                .putInt(4).putInt(0).put(new byte[] {'e', 'v', 'i', 'l'}).putLong(0).array();
+        java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+        crc.update(key, 1, 4);
+        crc.update(key, 9, 4);
+        java.nio.ByteBuffer.wrap(key).order(java.nio.ByteOrder.LITTLE_ENDIAN).putInt(5, (int) crc.getValue());
+        try (Manifest m = Manifest.create(vfs, DIR, 1, new VersionEdit().treeCount(1).nextFileNumber(2))) {
+            m.append(new VersionEdit().addFile(0, 0, new FileMeta(7, 100, key, key, 1, 1, 1, 0, Long.MAX_VALUE)));
+        }
+        byte[] clean = vfs.readAll(DIR.resolve(Manifest.fileName(1)));
+        int last = recordOffsets(vfs, clean).get(1);
+        for (int cut = last; cut < clean.length; cut++) {
+            assertThat(read(vfs, java.util.Arrays.copyOf(clean, cut))).as("cut at %d", cut).hasSize(1);
+        }
+    }
+
+    /**
+     * {@code CURRENT} garbled into a name that is no manifest's — NUL bytes that no path may hold, other
+     * characters, a missing newline — is refused naming {@code CURRENT} and the first bad byte: the
+     * corruption-at-rest suite found NULs escaping as {@code java.nio.file.InvalidPathException}.
+     */
+    @Test
+    void shouldRefuseACurrentThatNamesNoManifestNamingItAndTheBadByte() throws IOException {
+        MemVfs vfs = new MemVfs();
+        write(vfs);
+        String[] garbled = {"MANIFEST-0\0\0\0\0\01\n", "MANIFEST-000001", "MANIFEST-00/001\n", "MANIFEST-0000x1\n",
+                "MANIFEST-000001\nMANIFEST-000002\n", "MANIFEST-\n"};
+        int[] bad = {10, 15, 11, 13, 16, 9};
+        for (int i = 0; i < garbled.length; i++) {
+            try (VfsFile f = vfs.open(DIR.resolve(Manifest.CURRENT))) {
+                byte[] b = garbled[i].getBytes(java.nio.charset.StandardCharsets.UTF_8);
+                f.truncate(0);
+                f.write(0, b, 0, b.length);
+            }
+            assertThatThrownBy(() -> Manifest.readCurrent(vfs, DIR)).as(garbled[i])
+                    .isInstanceOf(CorruptionException.class).hasMessageContaining("CURRENT does not name a manifest")
+                    .hasMessageContaining("(file /db/CURRENT, offset " + bad[i] + ")");
+        }
+    }
+
     @Test
     void shouldNameTheFileAndOffsetOfADamagedLength() throws IOException {
         MemVfs vfs = new MemVfs();

@@ -309,6 +309,11 @@ final class GlobalIndexUpdater implements IndexMaintainer {
     }
 
     @Override
+    public Throwable failure() {
+        return error;
+    }
+
+    @Override
     public boolean awaitApplied(long lsn, Duration timeout) throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
         synchronized (progress) {

@@ -57,6 +57,7 @@ final class CampaignCheck {
     }
 
     private final CampaignModel model;
+    private final boolean readErrorsPropagate;
     private final List<String> problems = new ArrayList<>();
     private int lost;
     private int visibleThenLost;
@@ -64,8 +65,9 @@ final class CampaignCheck {
     private int torn;
     private int unexplained;
 
-    private CampaignCheck(CampaignModel model) {
+    private CampaignCheck(CampaignModel model, boolean readErrorsPropagate) {
         this.model = model;
+        this.readErrorsPropagate = readErrorsPropagate;
     }
 
     /** Opens the database on {@code crashed} and checks it against {@code model}. */
@@ -79,13 +81,24 @@ final class CampaignCheck {
             return Verdict.refused(refusal(e, before, after), !touched(before, after).isEmpty());
         }
         try {
-            CampaignCheck check = new CampaignCheck(model);
-            check.compare(db);
-            return new Verdict(check.lost, check.visibleThenLost, 0, check.indexMismatches, check.torn,
-                    check.unexplained, false, List.copyOf(check.problems));
+            return compare(db, model, false);
         } finally {
             db.close();
         }
+    }
+
+    /**
+     * Compares an open database with {@code model}.
+     *
+     * @param readErrorsPropagate whether a read that fails (an index that cannot catch up included) throws
+     *                            out of this method rather than counting as an index mismatch: the corruption
+     *                            suite tells a read that reports the damage from one that hides it
+     */
+    static Verdict compare(Database db, CampaignModel model, boolean readErrorsPropagate) {
+        CampaignCheck check = new CampaignCheck(model, readErrorsPropagate);
+        check.compare(db);
+        return new Verdict(check.lost, check.visibleThenLost, 0, check.indexMismatches, check.torn,
+                check.unexplained, false, List.copyOf(check.problems));
     }
 
     /** Describes a refused open: what it said, whether it named a file, and what it deleted or changed. */
@@ -105,7 +118,7 @@ final class CampaignCheck {
     }
 
     /** The files of {@code before} that are gone or different in {@code after}. */
-    private static List<String> touched(Map<String, byte[]> before, Map<String, byte[]> after) {
+    static List<String> touched(Map<String, byte[]> before, Map<String, byte[]> after) {
         List<String> touched = new ArrayList<>();
         before.forEach((name, bytes) -> {
             byte[] now = after.get(name);
@@ -281,6 +294,9 @@ final class CampaignCheck {
                 problems.add("index mismatches: " + reports);
             }
         } catch (RuntimeException | AssertionError e) {
+            if (readErrorsPropagate) {
+                throw e;
+            }
             indexMismatches++;
             problems.add("index check failed: " + e);
         }

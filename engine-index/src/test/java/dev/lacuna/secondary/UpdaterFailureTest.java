@@ -4,21 +4,32 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.lacuna.AttributeValue;
+import dev.lacuna.Database;
+import dev.lacuna.DatabaseOptions;
 import dev.lacuna.IndexSpec;
 import dev.lacuna.IndexStatus;
 import dev.lacuna.Item;
 import dev.lacuna.Key;
 import dev.lacuna.KeyAttribute;
+import dev.lacuna.PutItem;
+import dev.lacuna.Query;
 import dev.lacuna.TableSpec;
 import dev.lacuna.index.ChangeLog;
 import dev.lacuna.index.IndexContext;
 import dev.lacuna.index.IndexEntry;
 import dev.lacuna.kv.KvSnapshot;
 import dev.lacuna.kv.WriteBatch;
-import dev.lacuna.storage.LacunaException;
 import dev.lacuna.storage.CorruptionException;
+import dev.lacuna.storage.LacunaException;
+import dev.lacuna.storage.StorageIOException;
+import dev.lacuna.vfs.MemVfs;
+import dev.lacuna.vfs.VfsFile;
+import java.io.IOException;
+import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
 
@@ -30,6 +41,7 @@ import org.junit.jupiter.api.Test;
  */
 class UpdaterFailureTest {
     private static final Duration WAIT = Duration.ofSeconds(30);
+    private static final Path DIR = Path.of("/db");
 
     @Test
     void shouldReportItsFailureToAWaitingReaderAsALacunaException() throws InterruptedException {
@@ -46,6 +58,49 @@ class UpdaterFailureTest {
         } finally {
             updater.close();
         }
+    }
+
+    /**
+     * A query of a GSI whose updater failed says why, with the failure as its cause: here the updater read a
+     * damaged table of its index, and the query must name that table (the corruption-at-rest suite found the
+     * query saying only "index ByQueue of table Tickets is FAILED", nothing about which file was damaged).
+     */
+    @Test
+    void shouldNameTheCauseWhenAQueryFindsTheIndexFailed() throws IOException {
+        MemVfs vfs = new MemVfs();
+        int index;
+        TableSpec spec = TableSpec.builder("Tickets").partitionKey("pk", AttributeValue.Type.S)
+                .index(IndexSpec.global("ByQueue", KeyAttribute.s("queue"), null)).build();
+        try (Database db = Database.open(DIR, DatabaseOptions.builder().vfs(vfs).build())) {
+            db.createTable(spec);
+            for (int i = 0; i < 20; i++) {
+                db.putItem("Tickets", new PutItem(Item.builder().s("pk", "T" + i).s("queue", "Q" + i % 2).build()));
+            }
+            IndexChecker.awaitCatchUp(db, "Tickets", "ByQueue", WAIT);
+            db.flush();
+            index = db.describeTable("Tickets").index("ByQueue").keyspace();
+        }
+        List<String> tables = new ArrayList<>();
+        for (String name : vfs.list(DIR)) {
+            if (name.endsWith(".sst") && CorruptionTargets.keyspaceOf(vfs.readAll(DIR.resolve(name))) == index) {
+                tables.add(name);
+                try (VfsFile f = vfs.open(DIR.resolve(name))) {
+                    f.truncate(f.size() - 1); // the footer cut short: the table cannot be opened
+                }
+            }
+        }
+        try (Database db = Database.open(DIR, DatabaseOptions.builder().vfs(vfs).build())) {
+            db.putItem("Tickets", new PutItem(Item.builder().s("pk", "T0").s("queue", "Q1").build()));
+            IndexChecker.await(() -> db.describeTable("Tickets").index("ByQueue").status() == IndexStatus.FAILED,
+                    WAIT, "the updater failing on its damaged table");
+            assertThatThrownBy(() -> db.query("Tickets", new Query("queue = :q").index("ByQueue").value(":q",
+                    AttributeValue.s("Q1"))))
+                    .isInstanceOf(LacunaException.class)
+                    .hasMessageStartingWith("index ByQueue of table Tickets is FAILED: ")
+                    .hasMessageMatching("(?s).*\\d{6}\\.sst.*")
+                    .hasRootCauseInstanceOf(CorruptionException.class);
+        }
+        assertThat(tables).as("the index's tables").isNotEmpty();
     }
 
     /** The context of a GSI whose log cannot be read. */

@@ -126,21 +126,33 @@ public final class Wal implements AutoCloseable {
      *                                        open log
      */
     public static Wal open(Vfs vfs, Path dir, WalOptions options) {
-        return open(vfs, dir, options, (first, last) -> { });
+        return open(vfs, dir, options, log -> { });
     }
 
     /**
-     * What a log's owner checks of the recovered log before anything is written to it (the first LSN it
-     * holds and the last): a check that throws leaves the log directory as recovery found it.
+     * The log as recovery found it, before it changes anything: the LSNs it holds, and where its records end.
+     *
+     * @param first       the first LSN it holds (or the next one, if it holds none)
+     * @param last        the last LSN it holds ({@code first - 1} if none)
+     * @param lastSegment the last segment file, or null if there is none
+     * @param end         the offset in {@code lastSegment} where its records end (past its seal, if sealed;
+     *                    0 for a segment shorter than its header)
+     */
+    public record Recovered(long first, long last, Path lastSegment, long end) {
+    }
+
+    /**
+     * What a log's owner checks of the recovered log before anything is written to it: a check that throws
+     * leaves the log directory as recovery found it.
      */
     @FunctionalInterface
     public interface Coverage {
-        /** Throws if the log, holding LSNs {@code first} to {@code last}, cannot serve its owner. */
-        void check(long first, long last);
+        /** Throws if the recovered log cannot serve its owner. */
+        void check(Recovered log);
     }
 
     /**
-     * As {@link #open(Vfs, Path, WalOptions)}, calling {@code coverage} with the recovered log's LSN range
+     * As {@link #open(Vfs, Path, WalOptions)}, calling {@code coverage} with the recovered log's LSN range and end
      * before recovery changes anything (cutting a torn tail, sealing) and before the new segment is created.
      */
     public static Wal open(Vfs vfs, Path dir, WalOptions options, Coverage coverage) {

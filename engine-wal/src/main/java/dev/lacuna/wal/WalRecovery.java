@@ -92,7 +92,9 @@ final class WalRecovery {
             throw new CorruptionException(dir.toString(), 0, "write-ahead log: segment numbers exhausted");
         }
         // The owner's check runs before the repair: an open it refuses leaves the log as recovery found it.
-        coverage.check(segments.isEmpty() ? nextLsn : segments.firstEntry().getValue(), nextLsn - 1);
+        Path lastSegment = numbers.isEmpty() ? null : dir.resolve(WalFormat.segmentName(numbers.get(numbers.size() - 1)));
+        coverage.check(new Wal.Recovered(segments.isEmpty() ? nextLsn : segments.firstEntry().getValue(), nextLsn - 1,
+                lastSegment, tail == null ? 0 : tail.cutAt()));
         long droppedTail = tail == null ? 0 : repair(vfs, dir, numbers.get(numbers.size() - 1), tail);
         return new Result(segments, nextLsn, nextSegment, droppedTail);
     }

@@ -147,6 +147,10 @@ final class Breakages {
                         varint(edit, at);
                     }
                     case 5 -> bytes(edit, at);
+                    case 14 -> {
+                        varint(edit, at);
+                        bytes(edit, at);
+                    }
                     case 7, 12 -> {
                         varint(edit, at);
                         varint(edit, at);

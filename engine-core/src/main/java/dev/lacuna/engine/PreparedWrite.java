@@ -12,6 +12,7 @@ import dev.lacuna.UpdateItem;
 import dev.lacuna.ValidationException;
 import dev.lacuna.WriteOp;
 import dev.lacuna.expr.ConditionExpression;
+import dev.lacuna.expr.ParseCache;
 import dev.lacuna.expr.Placeholders;
 import dev.lacuna.expr.UpdateExpression;
 import java.util.LinkedHashMap;
@@ -49,9 +50,10 @@ final class PreparedWrite {
      * Checks {@code op} against {@code table}.
      *
      * @param returnValues what the caller wants back (checked against what the operation allows), or null
+     * @param parses       the database's parsed expressions
      * @throws ValidationException if anything about it is invalid
      */
-    static PreparedWrite prepare(TableSchema table, WriteOp op, ReturnValues returnValues) {
+    static PreparedWrite prepare(TableSchema table, WriteOp op, ReturnValues returnValues, ParseCache parses) {
         Placeholders placeholders = placeholders(op);
         Key key;
         UpdateExpression update = null;
@@ -62,7 +64,7 @@ final class PreparedWrite {
         } else if (op instanceof UpdateItem u) {
             key = table.check(u.key());
             if (u.update() != null) {
-                update = UpdateExpression.parse(u.update(), placeholders);
+                update = UpdateExpression.parse(u.update(), placeholders, parses);
                 for (String attribute : update.touchedAttributes()) {
                     if (table.isKeyAttribute(attribute)) {
                         throw new ValidationException("One or more parameter values were invalid: Cannot update "
@@ -77,7 +79,7 @@ final class PreparedWrite {
             key = table.check(((ConditionCheck) op).key());
         }
         ConditionExpression condition = op.condition() == null ? null
-                : ConditionExpression.parseCondition(op.condition(), placeholders);
+                : ConditionExpression.parseCondition(op.condition(), placeholders, parses);
         placeholders.requireAllUsed();
         return new PreparedWrite(table, op, key, condition, update);
     }

@@ -10,6 +10,7 @@ import dev.lacuna.TransactWrite;
 import dev.lacuna.TransactionCanceledException;
 import dev.lacuna.ValidationException;
 import dev.lacuna.WriteOp;
+import dev.lacuna.expr.ParseCache;
 import dev.lacuna.index.IndexDiff;
 import dev.lacuna.index.IndexEntry;
 import dev.lacuna.item.ItemCodec;
@@ -40,6 +41,8 @@ final class Writes {
     private final ItemLocks locks = new ItemLocks();
     private final Durability defaultDurability;
     private final IdempotencyTokens tokens;
+    /** Update and condition expressions already parsed: a client sends the same few again and again. */
+    private final ParseCache parses = new ParseCache();
 
     Writes(LsmStore kv, Catalog catalog, Clock clock, Durability defaultDurability) {
         this.kv = kv;
@@ -59,7 +62,7 @@ final class Writes {
         lock.lock(); // the schema read here (its indexes) stays current until the write is logged
         try {
             TableSchema t = catalog.get(table);
-            PreparedWrite w = PreparedWrite.prepare(t, op, returnValues);
+            PreparedWrite w = PreparedWrite.prepare(t, op, returnValues, parses);
             Durability d = durability == null ? defaultDurability : durability;
             return Optional.ofNullable(catalog.whileLive(t, () -> single(w, returnValues, d)));
         } finally {
@@ -116,7 +119,7 @@ final class Writes {
         List<PreparedWrite> prepared = new ArrayList<>();
         Set<ByteBuffer> seen = new HashSet<>();
         for (TransactWrite w : items) {
-            PreparedWrite p = PreparedWrite.prepare(catalog.get(w.table()), w.op(), null);
+            PreparedWrite p = PreparedWrite.prepare(catalog.get(w.table()), w.op(), null, parses);
             if (!seen.add(ByteBuffer.wrap(p.encodedKey))) {
                 throw new ValidationException(operation.equals("BatchWriteItem")
                         ? "Provided list of item keys contains duplicates"

@@ -54,6 +54,13 @@ public final class ConditionExpression {
         return parse(expression, placeholders, ExpressionKind.CONDITION);
     }
 
+    /** As {@link #parseCondition(String, Placeholders)}, taking the parse from {@code cache} when it has it. */
+    public static ConditionExpression parseCondition(String expression, Placeholders placeholders, ParseCache cache) {
+        Condition parsed = cache.condition(expression);
+        return new ConditionExpression(expression,
+                new Binder(placeholders, ExpressionKind.CONDITION).condition(parsed));
+    }
+
     /** As {@link #parseCondition}, for a {@code FilterExpression} (which errors name). */
     public static ConditionExpression parseFilter(String expression, Placeholders placeholders) {
         return parse(expression, placeholders, ExpressionKind.FILTER);

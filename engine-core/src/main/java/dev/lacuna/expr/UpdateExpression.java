@@ -36,6 +36,12 @@ public final class UpdateExpression {
         return new UpdateExpression(expression, new Binder(placeholders, ExpressionKind.UPDATE).update(parsed));
     }
 
+    /** As {@link #parse(String, Placeholders)}, taking the parse from {@code cache} when it has it. */
+    public static UpdateExpression parse(String expression, Placeholders placeholders, ParseCache cache) {
+        Update parsed = cache.update(expression);
+        return new UpdateExpression(expression, new Binder(placeholders, ExpressionKind.UPDATE).update(parsed));
+    }
+
     /**
      * The item after the update, as a new map ({@code item} is not changed). Pass an empty map to create an
      * item, as updateItem does when none exists.

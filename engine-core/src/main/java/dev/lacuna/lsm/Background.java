@@ -207,6 +207,7 @@ final class Background {
      * everything now in tables, and the log is trimmed after it.
      */
     void flush(Tree tree, Memtable imm) throws IOException {
+        db.cursors.reap(); // a cursor left open and collected no longer holds back what this flush may drop
         db.wal.awaitDurable(imm.maxSequence());
         // And visible: a SYNC write waiting for the fsync just made is not, until its writer sees the fsync.
         // The flush below drops versions that newer ones hide; if the newest were not visible yet, a reader

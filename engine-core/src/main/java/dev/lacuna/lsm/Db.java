@@ -34,6 +34,8 @@ final class Db {
     final Snapshots snapshots = new Snapshots();
     /** In-flight reads without a snapshot, so dead pairs are only purged from memtables when none needs them. */
     final ReadTracker reads = new ReadTracker();
+    /** Frees what cursors collected without being closed held (their read above all). */
+    final CursorReaper cursors = new CursorReaper();
     /** Orders writes: the log append and the memtable inserts of one write happen under it, as one step. */
     final ReentrantLock commitLock = new ReentrantLock();
     /** Background jobs notify it when they finish, so that stalled writers and waiting callers re-check. */

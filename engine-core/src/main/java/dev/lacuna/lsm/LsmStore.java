@@ -321,7 +321,8 @@ public final class LsmStore implements AutoCloseable {
             throw new IllegalArgumentException("no partition " + partition + " in keyspace " + keyspace);
         }
         long sequence = snapshot == null ? ReadPath.LATEST : snapshot.sequence();
-        return new StoreCursor(reads.scan(from, to, reverse, sequence, null, route.firstTree() + partition));
+        db.cursors.reap();
+        return new StoreCursor(reads.scan(from, to, reverse, sequence, null, route.firstTree() + partition), db.cursors);
     }
 
     /** The value of {@code key}, or null if it has none. */
@@ -340,7 +341,8 @@ public final class LsmStore implements AutoCloseable {
      */
     public KvCursor scan(byte[] from, byte[] to, boolean reverse, KvSnapshot snapshot) {
         long sequence = snapshot == null ? ReadPath.LATEST : snapshot.sequence();
-        return new StoreCursor(reads.scan(from, to, reverse, sequence, null));
+        db.cursors.reap();
+        return new StoreCursor(reads.scan(from, to, reverse, sequence, null), db.cursors);
     }
 
     /**
@@ -350,7 +352,8 @@ public final class LsmStore implements AutoCloseable {
      */
     public KvCursor scanPrefix(byte[] prefix, byte[] from, byte[] to, boolean reverse, KvSnapshot snapshot) {
         long sequence = snapshot == null ? ReadPath.LATEST : snapshot.sequence();
-        return new StoreCursor(reads.scan(from, to, reverse, sequence, prefix));
+        db.cursors.reap();
+        return new StoreCursor(reads.scan(from, to, reverse, sequence, prefix), db.cursors);
     }
 
     /** A snapshot of the store as of now; close it when done. */

@@ -2,12 +2,17 @@ package dev.lacuna.lsm;
 
 import dev.lacuna.kv.KvCursor;
 
-/** A {@link KvCursor} over the store's user iterator. */
+/**
+ * A {@link KvCursor} over the store's user iterator. The {@link CursorReaper} frees the iterator's resources
+ * if the cursor is collected without being closed.
+ */
 final class StoreCursor implements KvCursor {
     private final UserIterator it;
+    private final CursorReaper.Registration registration;
 
-    StoreCursor(UserIterator it) {
+    StoreCursor(UserIterator it, CursorReaper reaper) {
         this.it = it;
+        this.registration = reaper.watch(this, it);
     }
 
     @Override
@@ -38,6 +43,7 @@ final class StoreCursor implements KvCursor {
     /** Releases the files the cursor pins. Idempotent. */
     @Override
     public void close() {
+        registration.closed();
         it.close();
     }
 }

@@ -6,11 +6,15 @@ import static dev.lacuna.AttributeValue.s;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.lacuna.kv.KvOptions;
+import dev.lacuna.lsm.BrokenVfs;
+import dev.lacuna.lsm.BrokenVfs.Breakage;
 import dev.lacuna.vfs.MemVfs;
+import dev.lacuna.vfs.Vfs;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -23,7 +27,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
 
 /**
  * Power loss in the middle of concurrent transactions. Writers move money between accounts with
@@ -37,7 +44,10 @@ import org.junit.jupiter.api.Test;
  * reused. A transaction is torn if some of its effects are recovered and others not; one is lost if it was
  * acknowledged before the clone (or an earlier transaction of the same writer, which only starts after the
  * previous one's acknowledgement, is recovered) yet not wholly there. Cycles: {@code -Dtxn.crash.cycles=N}.
+ * {@link #shouldFailOnABrokenFileSystem} shows the check is not vacuous: short runs on each
+ * {@link BrokenVfs.Breakage} must fail.
  */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class) // the mutation line prints after the summary
 class TransactionCrashTest {
     private static final Path DIR = Path.of("/db");
     private static final String ACCOUNTS = "Accounts";
@@ -68,6 +78,7 @@ class TransactionCrashTest {
     }
 
     @Test
+    @Order(1)
     void shouldKeepEveryTransactionAllOrNothingAcrossPowerLoss() throws Exception {
         int cycles = Integer.getInteger("txn.crash.cycles", 100);
         long baseSeed = Long.getLong("txn.crash.seed", 11L);
@@ -77,7 +88,7 @@ class TransactionCrashTest {
         long[] totals = new long[5]; // acknowledged before the clone, doomed, flushes, compactions, manifest switches
         for (int cycle = 0; cycle < cycles; cycle++) {
             long seed = baseSeed + cycle;
-            Check check = runCycle(seed, cycle % 2 == 0, totals);
+            Check check = runCycle(seed, cycle % 2 == 0, totals, Breakage.NONE);
             torn += check.torn();
             lost += check.lost();
             for (String p : check.problems()) {
@@ -99,15 +110,51 @@ class TransactionCrashTest {
         }
     }
 
-    private static DatabaseOptions options(MemVfs vfs) {
+    /**
+     * Each breakage under a short run (cycles until one fails, at most {@code -Dtxn.crash.mutation.cycles},
+     * default 10): the run must fail, by a torn or lost transaction, a problem the check names, or a failing
+     * check (writers that stopped before their target, a database that does not reopen).
+     */
+    @Test
+    @Order(2)
+    void shouldFailOnABrokenFileSystem() {
+        int maxCycles = Integer.getInteger("txn.crash.mutation.cycles", 10);
+        List<String> outcomes = new ArrayList<>();
+        int caught = 0;
+        List<Breakage> breakages = Arrays.stream(Breakage.values()).filter(b -> b != Breakage.NONE).toList();
+        for (Breakage breakage : breakages) {
+            String outcome = null;
+            int cycle = 0;
+            while (outcome == null && cycle < maxCycles) {
+                long seed = 11L + cycle;
+                try {
+                    Check check = runCycle(seed, cycle++ % 2 == 0, new long[5], breakage);
+                    if (check.torn() + check.lost() > 0 || !check.problems().isEmpty()) {
+                        outcome = check.torn() + " torn, " + check.lost() + " lost"
+                                + (check.problems().isEmpty() ? "" : ", e.g. " + check.problems().get(0));
+                    }
+                } catch (Throwable t) {
+                    outcome = BrokenVfs.describe(t);
+                }
+            }
+            caught += outcome == null ? 0 : 1;
+            outcomes.add(breakage + ": " + (outcome == null ? "NOT caught in " + cycle + " cycles"
+                    : "caught in cycle " + cycle + ", " + (outcome.length() > 200 ? outcome.substring(0, 200) + "…" : outcome)));
+        }
+        System.out.println("mutations caught: " + caught + " of " + breakages.size() + " (" + String.join("; ", outcomes) + ")");
+        assertThat(caught).as("%s", outcomes).isEqualTo(breakages.size());
+    }
+
+    private static DatabaseOptions options(Vfs vfs) {
         return DatabaseOptions.builder().vfs(vfs).durability(Durability.SYNC).storage(KvOptions.builder()
                 .memtableBytes(8192).memoryBudget(64 * 1024).targetFileBytes(8192).levelBaseBytes(32 * 1024)
                 .maxManifestBytes(2048).build()).build();
     }
 
-    private Check runCycle(long seed, boolean randomCrash, long[] totals) throws Exception {
+    private Check runCycle(long seed, boolean randomCrash, long[] totals, Breakage breakage) throws Exception {
         Random random = new Random(seed);
-        MemVfs vfs = new MemVfs();
+        // N: past the set-up's log writes (two tables, eight accounts), below most cycles' acknowledgements.
+        BrokenVfs vfs = new BrokenVfs(new MemVfs(), breakage, 60);
         MemVfs crashed;
         List<Writer> writers = new ArrayList<>();
         int[] ackedBeforeCrash = new int[WRITERS];
@@ -136,7 +183,7 @@ class TransactionCrashTest {
                 for (int w = 0; w < WRITERS; w++) {
                     ackedBeforeCrash[w] = writers.get(w).acked.get();
                 }
-                crashed = randomCrash ? vfs.crashClone(random) : vfs.crashClone();
+                crashed = vfs.crashClone(randomCrash ? random : null);
                 assertThat(reached).as("writers reached their acknowledgement target; failures: %s",
                         failures(writers)).isTrue();
             } finally {
@@ -409,8 +456,8 @@ class TransactionCrashTest {
         }
     }
 
-    private static String current(MemVfs vfs) throws IOException {
-        return new String(vfs.readAll(DIR.resolve("CURRENT")), StandardCharsets.UTF_8);
+    private static String current(BrokenVfs vfs) throws IOException {
+        return new String(vfs.base().readAll(DIR.resolve("CURRENT")), StandardCharsets.UTF_8);
     }
 
     private static String account(int i) {

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.lacuna.storage.Durability;
 import dev.lacuna.kv.SstableOptions;
+import dev.lacuna.lsm.BrokenVfs.Breakage;
 import dev.lacuna.vfs.MemVfs;
 import dev.lacuna.storage.WalOptions;
 import java.io.IOException;
@@ -22,7 +23,10 @@ import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
 
 /**
  * Power loss while the store is busy: a writer applies {@code SYNC} puts and deletes while tiny memtables,
@@ -36,7 +40,10 @@ import org.junit.jupiter.api.Test;
  * cycles the log's fsync is held at the crash and the key of the write waiting for it is read first. What the
  * power loss interrupted is read from the crashed files before recovery: a table being written (a flush
  * or compaction) or a manifest switch; both must occur. Cycles: {@code -Dkv.crash.cycles=N}.
+ * {@link #shouldFailOnABrokenFileSystem} shows the check is not vacuous: short runs on each
+ * {@link BrokenVfs.Breakage} must fail.
  */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class) // the mutation line prints after the summary
 class KvCrashTest {
     private static final Path DIR = Path.of("/db");
 
@@ -46,6 +53,7 @@ class KvCrashTest {
     }
 
     @Test
+    @Order(1)
     void shouldRecoverAPrefixHoldingEveryAcknowledgedWrite() throws Exception {
         int cycles = Integer.getInteger("kv.crash.cycles", 200);
         long baseSeed = Long.getLong("kv.crash.seed", 7L);
@@ -58,7 +66,7 @@ class KvCrashTest {
         for (int cycle = 0; cycle < cycles; cycle++) {
             long seed = baseSeed + cycle;
             try {
-                Result r = runCycle(seed);
+                Result r = runCycle(seed, Breakage.NONE);
                 acknowledged += r.acknowledged();
                 seen += r.seen();
                 lost += r.lost() ? 1 : 0;
@@ -80,6 +88,41 @@ class KvCrashTest {
             assertThat(manifestSwitches).as("crashes during a manifest switch").isPositive();
             assertThat(seen).as("reads of written values checked").isGreaterThanOrEqualTo(cycles);
         }
+    }
+
+    /**
+     * Each breakage under a short run (cycles until one fails, at most {@code -Dkv.crash.mutation.cycles},
+     * default 20): the run must fail, by losing or resurrecting a write, losing a write a reader saw, or a
+     * failing check (a writer that stopped early, a store that does not reopen).
+     */
+    @Test
+    @Order(2)
+    void shouldFailOnABrokenFileSystem() {
+        int maxCycles = Integer.getInteger("kv.crash.mutation.cycles", 20);
+        List<String> outcomes = new ArrayList<>();
+        int caught = 0;
+        List<Breakage> breakages = Arrays.stream(Breakage.values()).filter(b -> b != Breakage.NONE).toList();
+        for (Breakage breakage : breakages) {
+            String outcome = null;
+            int cycle = 0;
+            while (outcome == null && cycle < maxCycles) {
+                long seed = 7L + cycle++;
+                try {
+                    Result r = runCycle(seed, breakage);
+                    if (r.lost() || r.seenLost()) {
+                        outcome = r.lost() ? "recovered state is no prefix holding every acknowledged write"
+                                : "a write a reader saw was lost";
+                    }
+                } catch (Throwable t) {
+                    outcome = BrokenVfs.describe(t);
+                }
+            }
+            caught += outcome == null ? 0 : 1;
+            outcomes.add(breakage + ": " + (outcome == null ? "NOT caught in " + cycle + " cycles"
+                    : "caught in cycle " + cycle + ", " + outcome));
+        }
+        System.out.println("mutations caught: " + caught + " of " + breakages.size() + " (" + String.join("; ", outcomes) + ")");
+        assertThat(caught).as("%s", outcomes).isEqualTo(breakages.size());
     }
 
     /** The i-th write of a cycle: a put of a value starting with {@code i}, or (one time in four) a delete. */
@@ -110,9 +153,9 @@ class KvCrashTest {
         }
     }
 
-    private Result runCycle(long seed) throws Exception {
+    private Result runCycle(long seed, Breakage breakage) throws Exception {
         Random random = new Random(seed);
-        MemVfs vfs = new MemVfs();
+        BrokenVfs vfs = new BrokenVfs(new MemVfs(), breakage, 100); // N: log writes before the put path throws
         int partitions = random.nextBoolean() ? 1 : 4;
         ControlledVfs controlled = new ControlledVfs(vfs, ".wal");
         KvOptions options = KvOptions.builder().vfs(controlled).partitions(partitions)
@@ -172,7 +215,13 @@ class KvCrashTest {
             // Hold the log's next fsync: the write in flight is logged, not durable. A read of its key now
             // must not see it (were it visible, the crash below would lose what a reader saw).
             controlled.hold();
-            if (controlled.awaitHeld(10_000_000_000L)) {
+            // A writer that died (a breakage) never reaches the fsync: do not wait the whole timeout for it.
+            long deadline = System.nanoTime() + 10_000_000_000L;
+            boolean forceHeld;
+            while (!(forceHeld = controlled.awaitHeld(10_000_000L)) && writer.isAlive() && System.nanoTime() < deadline) {
+                // wait on
+            }
+            if (forceHeld) {
                 byte[] value = store.get(Write.of(seed, acked.get()).key());
                 if (value != null) {
                     maxSeen.accumulateAndGet(Write.indexOf(value), Math::max);
@@ -182,7 +231,7 @@ class KvCrashTest {
         }
         long before = acked.get(); // acknowledged before the crash: must survive
         crashing.set(true);
-        MemVfs crashed = random.nextBoolean() ? vfs.crashClone(random) : vfs.crashClone();
+        MemVfs crashed = vfs.crashClone(random.nextBoolean() ? random : null);
         long after = acked.get();
         stop.set(true);
         if (held) {
@@ -190,7 +239,11 @@ class KvCrashTest {
         }
         writer.join();
         reader.join();
-        store.close();
+        try {
+            store.close();
+        } catch (RuntimeException e) {
+            failure.compareAndSet(null, e);
+        }
         assertThat(failure.get()).as("writer and reader ran without error").isNull();
         assertThat(before).as("acknowledged writes before the crash").isGreaterThanOrEqualTo(target);
         long seen = maxSeen.get();

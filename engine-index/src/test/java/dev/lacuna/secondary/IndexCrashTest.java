@@ -15,22 +15,33 @@ import dev.lacuna.item.KeyEncoding;
 import dev.lacuna.kv.KeyspaceRouter;
 import dev.lacuna.kv.KvOptions;
 import dev.lacuna.lsm.LsmStore;
+import dev.lacuna.PutItem;
+import dev.lacuna.Scan;
+import dev.lacuna.secondary.BrokenVfs.Breakage;
 import dev.lacuna.secondary.IndexEquivalenceTest.Workload;
 import dev.lacuna.vfs.MemVfs;
+import dev.lacuna.vfs.Vfs;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.TreeMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicLongArray;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
 
 /**
  * Power loss while the GSI updaters work. Writers run the random workload ({@link Workload}, {@code SYNC}
@@ -42,7 +53,16 @@ import org.junit.jupiter.api.Test;
  * cycles wait for the updaters' idle checkpoint before crashing, so that the restarts after them resume
  * from a checkpoint; a few restarts are clean. Knobs: {@code -Dindex.crash.cycles=N},
  * {@code -Dindex.crash.seed=S}.
+ *
+ * <p>The indexes are compared with their recomputation from the recovered table, which cannot see a write
+ * lost from both. So each writer also puts marker items (its own keys, never deleted, a sequence number
+ * each, in GSI1) between its workload steps, and an independent model of the markers acknowledged says
+ * what the recovered table and GSI1 must hold: every marker up to the last acknowledged one (or the last
+ * recovered one, if later: a writer starts a write only after the previous one's acknowledgement).
+ * {@link #shouldFailOnABrokenFileSystem} shows the checks are not vacuous: short runs on each
+ * {@link BrokenVfs.Breakage} must fail.
  */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class) // the mutation line prints after the summary
 class IndexCrashTest {
     private static final Path DIR = IndexEquivalenceTest.DIR;
     private static final Duration WAIT = IndexEquivalenceTest.WAIT;
@@ -54,6 +74,10 @@ class IndexCrashTest {
     private static final int CLEAN_EVERY = 20;
     private static final int WRITERS = 2;
     private static final int MAX_ACKS = 120;
+    /** Marker slots per writer: a marker overwrites the one {@code SLOTS} before it, so the table stays small. */
+    private static final int SLOTS = 8;
+    /** The breakages' N: log writes before the put path throws (past a lineage's set-up). */
+    private static final int FAIL_AFTER = 80;
 
     /** Counters over a run, to show it exercised what it claims to. */
     private static final class Totals {
@@ -63,10 +87,42 @@ class IndexCrashTest {
         long flushes;
         int checkpointed;
         int clean;
+        long lost;
+        long markersChecked;
         final List<String> problems = new ArrayList<>();
+
+        void problem(String p) {
+            if (problems.size() < 10) {
+                problems.add(p);
+            }
+        }
+    }
+
+    /**
+     * The model of one lineage's marker writes: writer {@code w} has written markers {@code 0..next[w]-1}
+     * (the last possibly unacknowledged or lost), and markers {@code 0..acked[w]-1} are acknowledged.
+     */
+    private static final class Markers {
+        final long[] next = new long[WRITERS]; // written by writer w's thread only while writers run
+        final AtomicLongArray acked = new AtomicLongArray(WRITERS);
+
+        long[] ackedNow() {
+            long[] a = new long[WRITERS];
+            for (int w = 0; w < WRITERS; w++) {
+                a[w] = acked.get(w);
+            }
+            return a;
+        }
+
+        static Item item(int writer, long seq) {
+            String slot = "M" + (seq % SLOTS);
+            return Item.builder().s("pk", "ACK-" + writer).s("sk", slot).s("GSI1PK", "ACK#" + writer).s("GSI1SK", slot)
+                    .n("seq", seq).build();
+        }
     }
 
     @Test
+    @Order(1)
     void shouldRecoverEveryIndexToItsRecomputationAfterPowerLoss() throws Exception {
         int cycles = Integer.getInteger("index.crash.cycles", 300);
         long baseSeed = Long.getLong("index.crash.seed", 7L);
@@ -77,7 +133,8 @@ class IndexCrashTest {
         List<Future<?>> closing = new ArrayList<>();
         try {
             for (int lineage = 0; totals.cycles < cycles; lineage++) {
-                runLineage(baseSeed + lineage, Math.min(LINEAGE, cycles - totals.cycles), totals, closer, closing);
+                runLineage(baseSeed + lineage, Math.min(LINEAGE, cycles - totals.cycles), totals, closer, closing,
+                        Breakage.NONE);
             }
         } finally {
             closer.shutdown();
@@ -88,10 +145,14 @@ class IndexCrashTest {
         System.out.println("index crash cycles: " + totals.cycles + ", index mismatches: " + totals.mismatches);
         System.out.println("(acknowledged writes " + totals.acked + ", flushes " + totals.flushes
                 + ", crashes after a checkpoint " + totals.checkpointed + ", clean restarts " + totals.clean + ")");
+        System.out.println("index crash lost acknowledged writes: " + totals.lost + " (markers compared with the model,"
+                + " in the table and in GSI1: " + totals.markersChecked + ")");
         assertThat(totals.problems).as("replay a lineage with -Dindex.crash.seed=S -Dindex.crash.cycles=%d", LINEAGE)
                 .isEmpty();
         assertThat(totals.mismatches).isZero();
+        assertThat(totals.lost).isZero();
         assertThat(totals.acked).isPositive();
+        assertThat(totals.markersChecked).isPositive();
         if (cycles >= CHECKPOINT_LINEAGES * LINEAGE) {
             assertThat(totals.flushes).as("flushes").isPositive();
             assertThat(totals.checkpointed).as("crashes after an updater checkpoint").isPositive();
@@ -99,7 +160,59 @@ class IndexCrashTest {
         }
     }
 
-    private static DatabaseOptions options(MemVfs vfs, boolean tiny) {
+    /**
+     * Each breakage under short lineages (one crash cycle each, until one fails, at most
+     * {@code -Dindex.crash.mutation.cycles}, default 15): the run must fail, by an index mismatch, a lost
+     * marker, a problem or a failing check (writers that stopped early, a database that does not reopen).
+     */
+    @Test
+    @Order(2)
+    void shouldFailOnABrokenFileSystem() throws Exception {
+        int maxCycles = Integer.getInteger("index.crash.mutation.cycles", 15);
+        List<String> outcomes = new ArrayList<>();
+        int caught = 0;
+        List<Breakage> breakages = Arrays.stream(Breakage.values()).filter(b -> b != Breakage.NONE).toList();
+        ExecutorService closer = Executors.newFixedThreadPool(2);
+        List<Future<?>> closing = new ArrayList<>();
+        try {
+            for (Breakage breakage : breakages) {
+                String outcome = null;
+                int cycle = 0;
+                for (long seed = 7L; outcome == null && cycle < maxCycles; seed++) {
+                    if (seed % CHECKPOINT_LINEAGES == 0) {
+                        continue; // a one-cycle lineage of these waits for an idle checkpoint: seconds
+                    }
+                    cycle++;
+                    Totals totals = new Totals();
+                    try {
+                        runLineage(seed, 1, totals, closer, closing, breakage);
+                        if (totals.lost + totals.mismatches > 0 || !totals.problems.isEmpty()) {
+                            outcome = totals.lost + " lost, " + totals.mismatches + " index mismatches"
+                                    + (totals.problems.isEmpty() ? "" : ", e.g. " + totals.problems.get(0));
+                        }
+                    } catch (Throwable t) {
+                        outcome = BrokenVfs.describe(t);
+                    }
+                }
+                caught += outcome == null ? 0 : 1;
+                outcomes.add(breakage + ": " + (outcome == null ? "NOT caught in " + cycle + " cycles"
+                        : "caught in cycle " + cycle + ", " + (outcome.length() > 240 ? outcome.substring(0, 240) + "…" : outcome)));
+            }
+        } finally {
+            closer.shutdown();
+        }
+        for (Future<?> f : closing) {
+            try {
+                f.get(60, TimeUnit.SECONDS);
+            } catch (java.util.concurrent.ExecutionException e) {
+                // a database on a broken file system may fail to close: the breakage was the point
+            }
+        }
+        System.out.println("mutations caught: " + caught + " of " + breakages.size() + " (" + String.join("; ", outcomes) + ")");
+        assertThat(caught).as("%s", outcomes).isEqualTo(breakages.size());
+    }
+
+    private static DatabaseOptions options(Vfs vfs, boolean tiny) {
         DatabaseOptions.Builder b = DatabaseOptions.builder().vfs(vfs).durability(Durability.SYNC);
         if (tiny) {
             b.storage(KvOptions.builder().memtableBytes(8192).memoryBudget(64 * 1024).targetFileBytes(8192)
@@ -108,11 +221,12 @@ class IndexCrashTest {
         return b.build();
     }
 
-    private void runLineage(long seed, int cycles, Totals totals, ExecutorService closer, List<Future<?>> closing)
-            throws Exception {
+    private void runLineage(long seed, int cycles, Totals totals, ExecutorService closer, List<Future<?>> closing,
+                            Breakage breakage) throws Exception {
         Random random = new Random(seed);
         boolean tiny = seed % 2 == 0;
-        MemVfs vfs = new MemVfs();
+        BrokenVfs vfs = new BrokenVfs(new MemVfs(), breakage, FAIL_AFTER);
+        Markers markers = new Markers();
         Database db = Database.open(DIR, options(vfs, tiny));
         try {
             db.createTable(Workload.spec(random.nextBoolean() ? IndexSpec.Projection.INCLUDE : IndexSpec.Projection.KEYS_ONLY));
@@ -120,72 +234,146 @@ class IndexCrashTest {
                 totals.cycles++;
                 String where = "seed " + seed + ", cycle " + c;
                 if (c % CLEAN_EVERY == CLEAN_EVERY - 1) {
-                    write(db, random, random.nextInt(MAX_ACKS), totals, where);
-                    check(db, totals, where + ", live"); // concurrent writers, no crash
+                    write(db, markers, random, random.nextInt(MAX_ACKS), totals, where);
+                    check(db, markers, markers.ackedNow(), totals, where + ", live"); // concurrent writers, no crash
                     db.close();
                     db = Database.open(DIR, options(vfs, tiny));
                     totals.clean++;
                 }
-                write(db, random, random.nextInt(MAX_ACKS + 1), totals, where);
+                write(db, markers, random, random.nextInt(MAX_ACKS + 1), totals, where);
                 if (seed % CHECKPOINT_LINEAGES == 0 && c == cycles / 2) {
-                    awaitIdleCheckpoints(vfs, db);
+                    awaitIdleCheckpoints(vfs.base(), db);
                     totals.checkpointed++;
                 }
-                MemVfs crashed = crashWhileWriting(db, vfs, random, totals, where);
+                long[] ackedBeforeCrash = new long[WRITERS];
+                MemVfs crashed = crashWhileWriting(db, markers, vfs, random, totals, where, ackedBeforeCrash);
                 Database old = db;
                 closing.add(closer.submit(old::close));
-                vfs = crashed;
+                vfs = new BrokenVfs(crashed, breakage, FAIL_AFTER);
                 db = Database.open(DIR, options(vfs, tiny));
-                check(db, totals, where);
+                check(db, markers, ackedBeforeCrash, totals, where);
             }
         } finally {
             db.close();
         }
     }
 
-    /** Checks every index; a mismatch or a failure (an index that cannot be read) is recorded, not thrown. */
-    private static void check(Database db, Totals totals, String where) {
+    /**
+     * Checks every index against its recomputation, then the markers in the table and in GSI1 against the
+     * model ({@code mustHave[w]}: writer w's markers acknowledged before the crash); a mismatch or a failure
+     * (an index that cannot be read) is recorded, not thrown. The model then continues from what is there.
+     */
+    private static void check(Database db, Markers markers, long[] mustHave, Totals totals, String where) {
         String problem;
         try {
             List<IndexChecker.Report> reports = IndexChecker.checkAll(db, Workload.TABLE, WAIT);
             int mismatches = IndexChecker.mismatches(reports);
             totals.mismatches += mismatches;
             problem = mismatches == 0 ? null : reports.toString();
+            checkMarkers(db, markers, mustHave, totals, where);
         } catch (RuntimeException | AssertionError e) {
             problem = e.toString();
         }
-        if (problem != null && totals.problems.size() < 10) {
-            totals.problems.add(where + ": " + problem);
+        if (problem != null) {
+            totals.problem(where + ": " + problem);
         }
     }
 
-    /** Runs the writers until {@code acks} writes are acknowledged, then clones the file system while they still run. */
-    private MemVfs crashWhileWriting(Database db, MemVfs vfs, Random random, Totals totals, String where)
-            throws InterruptedException {
-        Writers writers = new Writers(db, random, random.nextInt(MAX_ACKS + 1));
+    /**
+     * The markers recovered, per writer, must be exactly its markers {@code 0..bound} (the newest in each
+     * slot), where {@code bound} is the later of its last acknowledged marker and its last recovered one:
+     * a writer writes a marker only after the previous one was acknowledged, so a recovered marker vouches
+     * for every earlier one. Read from the table, and from GSI1 (caught up by {@link IndexChecker#checkAll}).
+     */
+    private static void checkMarkers(Database db, Markers markers, long[] mustHave, Totals totals, String where) {
+        List<Item> table = IndexChecker.scanAll(db, Workload.TABLE, new Scan());
+        List<Item> index = IndexChecker.scanAll(db, Workload.TABLE, new Scan().index(Workload.GSI1));
+        for (int w = 0; w < WRITERS; w++) {
+            Map<String, Long> inTable = markersOf(table, w, "pk", "ACK-" + w);
+            Map<String, Long> inIndex = markersOf(index, w, "GSI1PK", "ACK#" + w);
+            long recovered = -1;
+            for (long seq : inTable.values()) {
+                recovered = Math.max(recovered, seq);
+            }
+            long bound = Math.max(recovered, mustHave[w] - 1);
+            if (bound >= markers.next[w]) {
+                totals.problem(where + ": writer " + w + " marker " + bound + " recovered but never written");
+            }
+            Map<String, Long> expected = new TreeMap<>();
+            for (long seq = Math.max(0, bound - SLOTS + 1); seq <= bound; seq++) {
+                expected.put("M" + (seq % SLOTS), seq);
+            }
+            for (Map.Entry<String, Long> e : expected.entrySet()) {
+                totals.markersChecked += 2;
+                if (!e.getValue().equals(inTable.get(e.getKey()))) {
+                    totals.lost++;
+                    totals.problem(where + ": writer " + w + " marker " + e.getValue() + " (acknowledged or vouched for)"
+                            + " is not in the table: " + inTable);
+                }
+                if (!e.getValue().equals(inIndex.get(e.getKey()))) {
+                    totals.lost++;
+                    totals.problem(where + ": writer " + w + " marker " + e.getValue() + " is not in " + Workload.GSI1
+                            + ": " + inIndex);
+                }
+            }
+            if (!inTable.keySet().equals(expected.keySet()) || !inIndex.keySet().equals(expected.keySet())) {
+                totals.problem(where + ": writer " + w + " markers beyond the model: table " + inTable + ", index " + inIndex);
+            }
+            // What is there now is the model's start: the markers lost after the last recovered one were never acknowledged.
+            markers.next[w] = bound + 1;
+            markers.acked.set(w, bound + 1);
+        }
+    }
+
+    /** Writer {@code w}'s markers among {@code items} (table rows or GSI1 entries), slot to sequence number. */
+    private static Map<String, Long> markersOf(List<Item> items, int w, String attribute, String value) {
+        Map<String, Long> found = new TreeMap<>();
+        for (Item item : items) {
+            if (item.get(attribute) instanceof AttributeValue.S v && v.value().equals(value)) {
+                String slot = ((AttributeValue.S) item.get("sk")).value();
+                long seq = ((AttributeValue.N) item.get("seq")).value().longValueExact();
+                if (found.put(slot, seq) != null) {
+                    throw new AssertionError("marker slot " + slot + " of writer " + w + " read twice");
+                }
+            }
+        }
+        return found;
+    }
+
+    /**
+     * Runs the writers until {@code acks} workload steps are acknowledged, then clones the file system while
+     * they still run; {@code ackedBeforeCrash} receives each writer's markers acknowledged before the clone.
+     */
+    private MemVfs crashWhileWriting(Database db, Markers markers, BrokenVfs vfs, Random random, Totals totals,
+                                     String where, long[] ackedBeforeCrash) throws Exception {
+        Writers writers = new Writers(db, markers, random, random.nextInt(MAX_ACKS + 1));
         MemVfs crashed;
+        boolean reached;
         try {
-            writers.acks.await(60, TimeUnit.SECONDS);
-            crashed = random.nextBoolean() ? vfs.crashClone(random) : vfs.crashClone();
+            reached = writers.acks.await(60, TimeUnit.SECONDS);
+            System.arraycopy(markers.ackedNow(), 0, ackedBeforeCrash, 0, WRITERS); // read before the clone
+            crashed = vfs.crashClone(random.nextBoolean() ? random : null);
             totals.flushes += db.storageStats().flushes();
         } finally {
             writers.stop();
         }
-        writers.check(where);
-        totals.acked += writers.target;
+        writers.check(where, reached);
+        totals.acked += writers.acknowledged.get();
         return crashed;
     }
 
-    /** Writes {@code acks} operations with the writers, and stops them. */
-    private void write(Database db, Random random, int acks, Totals totals, String where) throws InterruptedException {
-        Writers writers = new Writers(db, random, acks);
+    /** Writes {@code acks} workload steps (and markers) with the writers, and stops them. */
+    private void write(Database db, Markers markers, Random random, int acks, Totals totals, String where)
+            throws InterruptedException {
+        Writers writers = new Writers(db, markers, random, acks);
+        boolean reached;
         try {
-            writers.acks.await(60, TimeUnit.SECONDS);
+            reached = writers.acks.await(60, TimeUnit.SECONDS);
         } finally {
             writers.stop();
         }
-        writers.check(where);
-        totals.acked += acks;
+        writers.check(where, reached);
+        totals.acked += writers.acknowledged.get();
     }
 
     /** Waits until every GSI has caught up and then recorded a durable checkpoint there (after 2 s idle). */
@@ -198,24 +386,34 @@ class IndexCrashTest {
         }
     }
 
-    /** Writer threads running the workload until stopped; {@link #acks} opens after {@code target} writes. */
+    /**
+     * Writer threads running the workload, each step followed by a marker, until stopped; {@link #acks}
+     * opens after {@code target} steps (or at a failure); {@link #acknowledged} counts acknowledged calls.
+     */
     private static final class Writers {
         final CountDownLatch acks;
         final int target;
+        final AtomicLong acknowledged = new AtomicLong();
         final AtomicBoolean stop = new AtomicBoolean();
         final List<Thread> threads = new ArrayList<>();
         final List<Throwable> failures = Collections.synchronizedList(new ArrayList<>());
 
-        Writers(Database db, Random random, int target) {
+        Writers(Database db, Markers markers, Random random, int target) {
             this.target = target;
             this.acks = new CountDownLatch(target);
             for (int w = 0; w < WRITERS; w++) {
+                int writer = w;
                 Workload workload = new Workload(db, new Random(random.nextLong()), 40);
                 Thread t = new Thread(() -> {
                     try {
                         while (!stop.get()) {
                             workload.step();
+                            acknowledged.incrementAndGet();
                             acks.countDown();
+                            long seq = markers.next[writer]++;
+                            db.putItem(Workload.TABLE, new PutItem(Markers.item(writer, seq)));
+                            markers.acked.set(writer, seq + 1);
+                            acknowledged.incrementAndGet();
                         }
                     } catch (Throwable e) {
                         failures.add(e);
@@ -237,8 +435,9 @@ class IndexCrashTest {
             }
         }
 
-        void check(String where) {
+        void check(String where, boolean reached) {
             assertThat(failures).as("writer failures at %s", where).isEmpty();
+            assertThat(reached).as("writers reached %d acknowledgements at %s", target, where).isTrue();
         }
     }
 
@@ -267,6 +466,7 @@ class IndexCrashTest {
      * must still index the writes made after the restart, whose LSNs the lost records had.
      */
     @Test
+    @Order(3)
     void shouldKeepIndexingAfterPowerLossWhenAnIdleCheckpointPassedTheDurableLog() {
         MemVfs vfs = new MemVfs();
         String table = "Tickets";

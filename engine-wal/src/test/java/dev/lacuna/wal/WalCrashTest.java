@@ -4,8 +4,8 @@ import dev.lacuna.storage.WalOptions;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.lacuna.storage.Durability;
-import dev.lacuna.storage.LacunaException;
 import dev.lacuna.vfs.MemVfs;
+import dev.lacuna.wal.BrokenVfs.Breakage;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -17,15 +17,22 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
 
 /**
  * Power loss under concurrent group commit: four {@code SYNC} writers append to a log on {@link MemVfs};
  * at a random moment the file system is cloned as a power loss would leave it (unsynced bytes dropped or
  * torn, unsynced directory changes possibly reverted), and the log is reopened on the clone. The
  * recovered log must be a gap-free prefix of what was appended and hold every record acknowledged before
- * the crash. Cycles: {@code -Dwal.crash.cycles=N} (default 1,000).
+ * the crash; a writer that fails before the crash fails the test. Cycles: {@code -Dwal.crash.cycles=N}
+ * (default 1,000). {@link #shouldFailOnABrokenFileSystem} shows the check is not vacuous: short runs on
+ * each {@link BrokenVfs.Breakage} must fail.
  */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class) // the mutation line prints after the summary
 class WalCrashTest {
     private static final Path DIR = Path.of("/db/wal");
     private static final int WRITERS = 4;
@@ -43,6 +50,7 @@ class WalCrashTest {
     }
 
     @Test
+    @Order(1)
     void shouldKeepEveryAcknowledgedRecordThroughPowerLoss() throws Exception {
         int cycles = Integer.getInteger("wal.crash.cycles", 1000);
         long baseSeed = Long.getLong("wal.crash.seed", 20261129L);
@@ -51,7 +59,7 @@ class WalCrashTest {
         for (int cycle = 0; cycle < cycles; cycle++) {
             long seed = baseSeed + cycle;
             try {
-                CycleResult result = runCycle(seed);
+                CycleResult result = runCycle(seed, Breakage.NONE);
                 lost += result.lost;
                 recoveredRecords += result.recovered;
             } catch (Throwable t) {
@@ -64,10 +72,43 @@ class WalCrashTest {
         assertThat(lost).isZero();
     }
 
+    /**
+     * Each breakage under a short run (cycles until one fails, at most {@code -Dwal.crash.mutation.cycles},
+     * default 40): the run must fail, by losing an acknowledged record or by a failing check.
+     */
+    @Test
+    @Order(2)
+    void shouldFailOnABrokenFileSystem() {
+        int maxCycles = Integer.getInteger("wal.crash.mutation.cycles", 40);
+        List<String> outcomes = new ArrayList<>();
+        int caught = 0;
+        List<Breakage> breakages = Arrays.stream(Breakage.values()).filter(b -> b != Breakage.NONE).toList();
+        for (Breakage breakage : breakages) {
+            String outcome = null;
+            int cycle = 0;
+            while (outcome == null && cycle < maxCycles) {
+                long seed = 20261129L + cycle++;
+                try {
+                    CycleResult result = runCycle(seed, breakage);
+                    if (result.lost() > 0) {
+                        outcome = result.lost() + " acknowledged records lost";
+                    }
+                } catch (Throwable t) {
+                    outcome = BrokenVfs.describe(t);
+                }
+            }
+            caught += outcome == null ? 0 : 1;
+            outcomes.add(breakage + ": " + (outcome == null ? "NOT caught in " + cycle + " cycles"
+                    : "caught in cycle " + cycle + ", " + outcome));
+        }
+        System.out.println("mutations caught: " + caught + " of " + breakages.size() + " (" + String.join("; ", outcomes) + ")");
+        assertThat(caught).as("%s", outcomes).isEqualTo(breakages.size());
+    }
+
     record CycleResult(long lost, long recovered) {
     }
 
-    private CycleResult runCycle(long seed) throws Exception {
+    private CycleResult runCycle(long seed, Breakage breakage) throws Exception {
         Random random = new Random(seed);
         int[] blockSizes = {64, 128, 512, 4096};
         int blockSize = blockSizes[random.nextInt(blockSizes.length)];
@@ -75,7 +116,8 @@ class WalCrashTest {
                 .withBlockSize(blockSize)
                 .withSegmentSize(blockSize * (1L + random.nextInt(16)))
                 .withPreallocate(random.nextBoolean() ? 0 : blockSize * (1L + random.nextInt(8)));
-        MemVfs vfs = new MemVfs();
+        // The breakage's N: past the recovered-once log below, before the writers' target.
+        BrokenVfs vfs = new BrokenVfs(new MemVfs(), breakage, 40);
         if (random.nextInt(4) == 0) { // sometimes crash a log that was already recovered once
             try (Wal wal = Wal.open(vfs, DIR, options)) {
                 for (int i = 0; i < random.nextInt(20); i++) {
@@ -87,6 +129,7 @@ class WalCrashTest {
         int crashAfter = random.nextInt(200);
         CountDownLatch enoughAcks = new CountDownLatch(crashAfter);
         AtomicBoolean stop = new AtomicBoolean();
+        AtomicReference<Throwable> failure = new AtomicReference<>();
         Wal wal = Wal.open(vfs, DIR, options);
         long preexisting = wal.lastLsn();
         List<Thread> writers = new ArrayList<>();
@@ -98,7 +141,9 @@ class WalCrashTest {
                     long lsn;
                     try {
                         lsn = wal.append(p, Durability.SYNC);
-                    } catch (LacunaException closed) {
+                    } catch (Throwable e) {
+                        // The log is closed only after the writers stop: any failure is one, even after the target.
+                        failure.compareAndSet(null, e);
                         return;
                     }
                     acknowledged.put(lsn, p);
@@ -108,14 +153,24 @@ class WalCrashTest {
             writers.add(t);
             t.start();
         }
-        assertThat(enoughAcks.await(60, TimeUnit.SECONDS)).as("writers made progress").isTrue();
+        // Until the target or a writer's failure (a writer that died must not cost the whole timeout).
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (!enoughAcks.await(10, TimeUnit.MILLISECONDS) && failure.get() == null && System.nanoTime() < deadline) {
+            // wait on
+        }
         Map<Long, byte[]> ackedBeforeCrash = new HashMap<>(acknowledged); // copied before the crash begins
-        MemVfs crashed = random.nextInt(8) == 0 ? vfs.crashClone() : vfs.crashClone(random);
+        MemVfs crashed = vfs.crashClone(random.nextInt(8) == 0 ? null : random);
         stop.set(true);
         for (Thread t : writers) {
             t.join();
         }
-        wal.close();
+        try {
+            wal.close();
+        } catch (RuntimeException e) {
+            failure.compareAndSet(null, e);
+        }
+        assertThat(failure.get()).as("writers ran without error").isNull();
+        assertThat(enoughAcks.getCount()).as("writers reached %d acknowledgements", crashAfter).isZero();
 
         try (Wal recovered = Wal.open(crashed, DIR, options)) {
             List<WalRecord> records = WalTest.readAll(recovered, 1);

@@ -50,7 +50,10 @@ class TimeToLiveIndexTest {
                 .build();
     }
 
-    /** Opens tickets 1–5 (in the queue) and closes tickets 6–15 (in the history), 6–10 long ago. */
+    /**
+     * Opens tickets 1–5 (in the queue) and closes tickets 6–15 (in the history): 6–10 closed 29.5 days ago, so
+     * that they expire within the next day, 11–15 yesterday. Work orders 1–4 and 5–6 likewise.
+     */
     private void load(Database db) {
         Table t = db.table("Tickets");
         long now = clock.instant().getEpochSecond();
@@ -59,14 +62,14 @@ class TimeToLiveIndexTest {
                     .s("GSI1PK", "QUEUE#open").s("GSI1SK", String.format("%010d", now - i)).build());
         }
         for (int i = 6; i <= 15; i++) {
-            long closedAt = i <= 10 ? now - 40 * DAY : now - DAY;
+            long closedAt = i <= 10 ? now - 29 * DAY - DAY / 2 : now - DAY;
             t.putItem(Item.builder().s("pk", "TICKET#" + i).s("status", "CLOSED").s("agent", "ana")
                     .s("GSI2PK", "HISTORY").s("GSI2SK", String.format("%010d#%02d", closedAt, i))
                     .n("expiresAt", closedAt + 30 * DAY).build());
         }
         Table w = db.table("WorkOrders");
         for (int i = 1; i <= 6; i++) {
-            long closedAt = i <= 4 ? now - 40 * DAY : now - DAY;
+            long closedAt = i <= 4 ? now - 29 * DAY - DAY / 2 : now - DAY;
             w.putItem(Item.builder().s("region", "north").s("id", "WO#" + i).s("closedAt", String.valueOf(closedAt))
                     .n("expiresAt", closedAt + 30 * DAY).build());
         }
@@ -106,7 +109,7 @@ class TimeToLiveIndexTest {
             assertThat(t.query(history()).count()).isEqualTo(10);
             assertThat(db.table("WorkOrders").query(closedOrders()).count()).isEqualTo(6);
 
-            clock.advance(Duration.ofDays(1)); // tickets 6–10 and orders 1–4 are now 41 days closed: expired
+            clock.advance(Duration.ofDays(1)); // tickets 6–10 and orders 1–4 are now 30.5 days closed: expired
             IndexChecker.await(() -> t.query(history()).count() == 5, WAIT, "history still holding expired tickets");
             IndexChecker.await(() -> db.table("WorkOrders").query(closedOrders()).count() == 2, WAIT,
                     "local index still holding expired orders");

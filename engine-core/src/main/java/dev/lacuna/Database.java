@@ -31,6 +31,9 @@ import java.util.Optional;
  * Secondary indexes are kept by the index kinds found on the module or class path ({@code engine-index}
  * provides global and local ones): local indexes in the write itself, global ones from the log.
  *
+ * <p>Tables carry tags ({@link #tagResource}) and may have a time to live ({@link #updateTimeToLive}), whose
+ * expired items a background thread deletes; {@link #close()} stops it.
+ *
  * <p>This class is a facade: each method hands its request to the item engine in one call.
  */
 public final class Database implements AutoCloseable {
@@ -88,6 +91,70 @@ public final class Database implements AutoCloseable {
     /** Deletes a table and all its items; durable when it returns. */
     public TableDescription deleteTable(String name) {
         return engine.deleteTable(name);
+    }
+
+    /**
+     * Adds tags to table {@code table}, or gives tags it has new values (DynamoDB's {@code TagResource}; the
+     * table's name stands for its ARN). The whole request is checked first — at least one tag, keys unique,
+     * each key 1 to 128 and each value 0 to 256 characters of Unicode letters, digits, white space and
+     * {@code _ . : / = + - @}, no key starting with {@code aws:}, at most 50 tags on the table afterwards — and
+     * then applied in one durable manifest edit: durable when it returns, kept with the table, dropped with it.
+     *
+     * @throws ValidationException       if a rule is broken (nothing changes)
+     * @throws ResourceNotFoundException if there is no such table
+     */
+    public void tagResource(String table, List<Tag> tags) {
+        engine.tagResource(table, tags);
+    }
+
+    /**
+     * Removes the tags with these keys from table {@code table} (DynamoDB's {@code UntagResource}); a key the
+     * table does not have is no error. Durable when it returns.
+     *
+     * @throws ValidationException       if no key is given, or a key is not a valid tag key (nothing changes)
+     * @throws ResourceNotFoundException if there is no such table
+     */
+    public void untagResource(String table, List<String> tagKeys) {
+        engine.untagResource(table, tagKeys);
+    }
+
+    /**
+     * The tags of table {@code table}, sorted by key (DynamoDB's {@code ListTagsOfResource}, in one page: a
+     * table has at most 50).
+     *
+     * @throws ResourceNotFoundException if there is no such table
+     */
+    public List<Tag> listTagsOfResource(String table) {
+        return engine.listTagsOfResource(table);
+    }
+
+    /**
+     * Enables or disables time to live on table {@code table} (DynamoDB's {@code UpdateTimeToLive}). While it is
+     * enabled, an item whose attribute {@code attributeName} is a top-level number of epoch seconds at or before
+     * now (by the database's clock) has expired: reads hide it (unless {@link DatabaseOptions#returnExpiredItems()})
+     * and a background sweeper deletes it through the ordinary write path, so its index entries go as for any
+     * delete. Values more than five years in the past are ignored, as DynamoDB does; an item without the
+     * attribute, or with a value that is not a number, never expires. The change is durable and in effect when
+     * this returns.
+     *
+     * @param enabled true to enable (refused if already enabled, also on another attribute: disable it first),
+     *                false to disable (refused if already disabled, or if {@code attributeName} is not the enabled one)
+     * @return the table's time to live as it now is
+     * @throws ValidationException       if the name is empty or over 255 characters, or the change is refused
+     * @throws ResourceNotFoundException if there is no such table
+     */
+    public TimeToLiveDescription updateTimeToLive(String table, String attributeName, boolean enabled) {
+        return engine.updateTimeToLive(table, attributeName, enabled);
+    }
+
+    /**
+     * Whether table {@code table}'s items expire, and by which attribute (DynamoDB's {@code DescribeTimeToLive};
+     * also in {@link TableDescription#timeToLive()}).
+     *
+     * @throws ResourceNotFoundException if there is no such table
+     */
+    public TimeToLiveDescription describeTimeToLive(String table) {
+        return engine.describeTimeToLive(table);
     }
 
     /** A handle on the table named {@code name} for item operations. */

@@ -5,6 +5,7 @@ import dev.lacuna.kv.KvOptions;
 import dev.lacuna.vfs.NioVfs;
 import dev.lacuna.vfs.Vfs;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.Objects;
 
 /**
@@ -13,17 +14,36 @@ import java.util.Objects;
  * @param vfs        the file system (real files by default; {@link dev.lacuna.vfs.MemVfs} runs a database in memory)
  * @param durability how durable a write is when it returns, unless the request names its own
  *                   ({@link Durability#SYNC} by default: it survives power loss)
- * @param clock      the time source (table creation times, transaction token lifetimes, tombstone ages)
+ * @param clock      the time source (table creation times, transaction token lifetimes, tombstone ages, item
+ *                   expiry under time to live)
  * @param storage    tuning of the storage engine (memtable sizes, caches, compaction); its file system,
  *                   durability, clock, key prefix and keyspace routing are set by the database
+ * @param returnExpiredItems whether reads return items whose time to live has passed but which the sweeper
+ *                   has not deleted yet, as DynamoDB does (false by default: reads hide them)
+ * @param timeToLiveSweepInterval how long the time-to-live sweeper rests between passes over the tables with
+ *                   time to live enabled (one minute by default); an expired item is deleted within about this
+ *                   long plus the time of a pass
  */
-public record DatabaseOptions(Vfs vfs, Durability durability, Clock clock, KvOptions storage) {
+public record DatabaseOptions(Vfs vfs, Durability durability, Clock clock, KvOptions storage,
+                              boolean returnExpiredItems, Duration timeToLiveSweepInterval) {
+    /** How long the sweeper rests between passes, unless set. */
+    public static final Duration DEFAULT_SWEEP_INTERVAL = Duration.ofMinutes(1);
+
     /** Checks every setting. */
     public DatabaseOptions {
         Objects.requireNonNull(vfs, "vfs");
         Objects.requireNonNull(durability, "durability");
         Objects.requireNonNull(clock, "clock");
         Objects.requireNonNull(storage, "storage");
+        Objects.requireNonNull(timeToLiveSweepInterval, "timeToLiveSweepInterval");
+        if (timeToLiveSweepInterval.isNegative() || timeToLiveSweepInterval.isZero()) {
+            throw new IllegalArgumentException("timeToLiveSweepInterval must be positive: " + timeToLiveSweepInterval);
+        }
+    }
+
+    /** The settings before time to live existed: reads hide expired items, the sweeper rests a minute. */
+    public DatabaseOptions(Vfs vfs, Durability durability, Clock clock, KvOptions storage) {
+        this(vfs, durability, clock, storage, false, DEFAULT_SWEEP_INTERVAL);
     }
 
     /** The defaults: real files, {@code SYNC}, the system clock, default storage tuning. */
@@ -42,6 +62,8 @@ public record DatabaseOptions(Vfs vfs, Durability durability, Clock clock, KvOpt
         private Durability durability = Durability.SYNC;
         private Clock clock = Clock.systemUTC();
         private KvOptions storage = KvOptions.builder().build();
+        private boolean returnExpiredItems;
+        private Duration timeToLiveSweepInterval = DEFAULT_SWEEP_INTERVAL;
 
         private Builder() {
         }
@@ -54,10 +76,14 @@ public record DatabaseOptions(Vfs vfs, Durability durability, Clock clock, KvOpt
         public Builder clock(Clock c) { clock = c; return this; }
         /** Sets {@link DatabaseOptions#storage()}. */
         public Builder storage(KvOptions s) { storage = s; return this; }
+        /** Sets {@link DatabaseOptions#returnExpiredItems()}. */
+        public Builder returnExpiredItems(boolean r) { returnExpiredItems = r; return this; }
+        /** Sets {@link DatabaseOptions#timeToLiveSweepInterval()}. */
+        public Builder timeToLiveSweepInterval(Duration d) { timeToLiveSweepInterval = d; return this; }
 
         /** Validates and builds. */
         public DatabaseOptions build() {
-            return new DatabaseOptions(vfs, durability, clock, storage);
+            return new DatabaseOptions(vfs, durability, clock, storage, returnExpiredItems, timeToLiveSweepInterval);
         }
     }
 }

@@ -11,12 +11,19 @@ import java.util.List;
  * @param status    {@code ACTIVE} (tables are usable as soon as {@code createTable} returns)
  * @param createdAt when it was created
  * @param indexes   the state of each secondary index (status, backfill progress, what it has applied)
+ * @param timeToLive whether the table's items expire, and by which attribute (as {@link Database#describeTimeToLive})
  */
 public record TableDescription(TableSpec spec, int id, String status, Instant createdAt,
-                               List<IndexDescription> indexes) {
+                               List<IndexDescription> indexes, TimeToLiveDescription timeToLive) {
     /** Copies the list. */
     public TableDescription {
         indexes = List.copyOf(indexes);
+        java.util.Objects.requireNonNull(timeToLive, "timeToLive");
+    }
+
+    /** A description of a table whose time to live is disabled (the form before time to live existed). */
+    public TableDescription(TableSpec spec, int id, String status, Instant createdAt, List<IndexDescription> indexes) {
+        this(spec, id, status, createdAt, indexes, TimeToLiveDescription.DISABLED);
     }
 
     /** The state of index {@code name}, or null. */

@@ -26,6 +26,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.Lock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.function.Supplier;
+import java.util.function.UnaryOperator;
 
 /**
  * The tables of a database and their indexes. Each table and each index is a keyspace of the store, a
@@ -152,8 +153,9 @@ final class Catalog implements AutoCloseable {
                 checkpoints.put(LiveIndex.checkpointName(r.keyspace()), kv.lastSequence());
             }
         }
-        Keyspace k = kv.createKeyspace(spec.partitions(), TableCodec.encode(spec, now, refs), checkpoints);
-        TableSchema t = new TableSchema(k.id(), spec, now, refs, List.of());
+        Keyspace k = kv.createKeyspace(spec.partitions(), TableCodec.encode(spec, now, refs, TableSettings.NONE),
+                checkpoints);
+        TableSchema t = new TableSchema(k.id(), spec, now, refs, TableSettings.NONE, List.of());
         return open(t).describe();
     }
 
@@ -204,8 +206,9 @@ final class Catalog implements AutoCloseable {
                 refs.add(r);
             }
         }
-        kv.updateKeyspace(t.id(), TableCodec.encode(t.spec(), t.createdAt(), refs));
-        return new TableSchema(t.id(), t.spec(), t.createdAt(), refs, List.of());
+        TableSchema restarted = new TableSchema(t.id(), t.spec(), t.createdAt(), refs, t.settings(), List.of());
+        kv.updateKeyspace(t.id(), restarted.descriptor());
+        return restarted;
     }
 
     private IndexKind kindOf(IndexSpec.Kind kind) {
@@ -228,8 +231,28 @@ final class Catalog implements AutoCloseable {
         for (IndexRef r : t.indexRefs()) {
             refs.add(r.name().equals(index) ? new IndexRef(r.name(), r.keyspace(), false) : r);
         }
-        kv.updateKeyspace(t.id(), TableCodec.encode(t.spec(), t.createdAt(), refs));
-        byName.put(table, new TableSchema(t.id(), t.spec(), t.createdAt(), refs, t.live()));
+        TableSchema activated = new TableSchema(t.id(), t.spec(), t.createdAt(), refs, t.settings(), t.live());
+        kv.updateKeyspace(t.id(), activated.descriptor());
+        byName.put(table, activated);
+    }
+
+    /**
+     * Changes table {@code name}'s settings (time to live, tags) in one manifest edit, and publishes the table
+     * with them. {@code change} may refuse (throw) having changed nothing; if it returns the settings as they
+     * were, nothing is written. Writes go on meanwhile: none depends on these settings.
+     *
+     * @return the table as it now stands
+     */
+    synchronized TableSchema changeSettings(String name, UnaryOperator<TableSettings> change) {
+        TableSchema old = get(name);
+        TableSettings settings = change.apply(old.settings());
+        if (settings.equals(old.settings())) {
+            return old;
+        }
+        TableSchema t = old.withSettings(settings);
+        kv.updateKeyspace(t.id(), t.descriptor());
+        byName.put(name, t);
+        return t;
     }
 
     TableDescription update(TableSpec spec) {
@@ -298,13 +321,13 @@ final class Catalog implements AutoCloseable {
                 KvSnapshot snapshot = kv.snapshot(); // every write logged after it knows the new index
                 kv.setLogCheckpoint(LiveIndex.checkpointName(keyspace), snapshot.sequence());
                 refs.add(new IndexRef(index.name(), keyspace, true));
-                TableSchema partial = new TableSchema(old.id(), spec, old.createdAt(), refs, live);
+                TableSchema partial = new TableSchema(old.id(), spec, old.createdAt(), refs, old.settings(), live);
                 LiveIndex l = openIndex(partial, index, keyspace);
                 live.add(l);
                 backfills.put(l, snapshot);
             }
-            kv.updateKeyspace(old.id(), TableCodec.encode(spec, old.createdAt(), refs));
-            TableSchema t = new TableSchema(old.id(), spec, old.createdAt(), refs, live);
+            TableSchema t = new TableSchema(old.id(), spec, old.createdAt(), refs, old.settings(), live);
+            kv.updateKeyspace(old.id(), t.descriptor());
             byName.put(spec.name(), t);
             backfills.forEach((l, snapshot) -> l.maintainer().start(snapshot));
             return t.describe();
@@ -328,7 +351,7 @@ final class Catalog implements AutoCloseable {
         }
         keyspaces.add(t.id());
         kv.dropKeyspaces(keyspaces, checkpoints);
-        return new TableDescription(t.spec(), t.id(), "DELETED", t.createdAt(), List.of());
+        return new TableDescription(t.spec(), t.id(), "DELETED", t.createdAt(), List.of(), t.settings().timeToLive());
     }
 
     /** Removes table {@code name} from the catalog once no write of it is in flight; new writes find it gone. */
@@ -342,6 +365,11 @@ final class Catalog implements AutoCloseable {
             lock.unlock();
         }
         return t;
+    }
+
+    /** Every table as it stands now. */
+    List<TableSchema> tables() {
+        return List.copyOf(byName.values());
     }
 
     List<String> names() {

@@ -12,6 +12,8 @@ import dev.lacuna.Query;
 import dev.lacuna.Scan;
 import dev.lacuna.TableDescription;
 import dev.lacuna.TableSpec;
+import dev.lacuna.Tag;
+import dev.lacuna.TimeToLiveDescription;
 import dev.lacuna.TransactGet;
 import dev.lacuna.TransactWrite;
 import dev.lacuna.UpdateItem;
@@ -22,6 +24,7 @@ import dev.lacuna.kv.KvStats;
 import dev.lacuna.lsm.LsmStore;
 import dev.lacuna.storage.Durability;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -37,13 +40,16 @@ public final class ItemEngine implements AutoCloseable {
     private final Writes writes;
     private final PointReads pointReads;
     private final Queries queries;
+    private final TtlSweeper sweeper;
 
     private ItemEngine(LsmStore kv, DatabaseOptions options) {
         this.kv = kv;
         this.catalog = new Catalog(kv, options.clock());
         this.writes = new Writes(kv, catalog, options.clock(), options.durability());
-        this.pointReads = new PointReads(kv, catalog);
-        this.queries = new Queries(kv);
+        this.pointReads = new PointReads(kv, catalog, options.clock(), options.returnExpiredItems());
+        this.queries = new Queries(kv, options.clock(), options.returnExpiredItems());
+        this.sweeper = new TtlSweeper(kv, catalog, writes, options.clock(), options.timeToLiveSweepInterval());
+        sweeper.start();
     }
 
     /** Opens (creating if needed) the store in {@code dir} and the engine over it; recovers after a crash. */
@@ -84,6 +90,35 @@ public final class ItemEngine implements AutoCloseable {
 
     public TableDescription deleteTable(String name) {
         return catalog.delete(name);
+    }
+
+    public void tagResource(String table, List<Tag> tags) {
+        Objects.requireNonNull(tags, "tags");
+        List<Tag> copy = List.copyOf(tags);
+        catalog.changeSettings(table, s -> s.withTags(TagRules.tag(s.tags(), copy)));
+    }
+
+    public void untagResource(String table, List<String> tagKeys) {
+        Objects.requireNonNull(tagKeys, "tagKeys");
+        List<String> copy = new ArrayList<>(tagKeys); // a null key is refused with its position, not here
+        catalog.changeSettings(table, s -> s.withTags(TagRules.untag(s.tags(), copy)));
+    }
+
+    public List<Tag> listTagsOfResource(String table) {
+        return catalog.get(table).settings().tagList();
+    }
+
+    public TimeToLiveDescription updateTimeToLive(String table, String attributeName, boolean enabled) {
+        return catalog.changeSettings(table, s -> TimeToLive.update(s, attributeName, enabled)).settings().timeToLive();
+    }
+
+    public TimeToLiveDescription describeTimeToLive(String table) {
+        return catalog.get(table).settings().timeToLive();
+    }
+
+    /** The time-to-live sweeper (tests run its passes on their own thread). */
+    TtlSweeper sweeper() {
+        return sweeper;
     }
 
     /** Throws {@link dev.lacuna.ResourceNotFoundException} unless table {@code name} exists. */
@@ -144,6 +179,7 @@ public final class ItemEngine implements AutoCloseable {
     @Override
     public void close() {
         try {
+            sweeper.close(); // first: it writes through the catalog and the store
             catalog.close();
         } finally {
             kv.close();

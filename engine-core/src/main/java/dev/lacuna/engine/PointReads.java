@@ -13,6 +13,7 @@ import dev.lacuna.item.ItemSize;
 import dev.lacuna.kv.KvSnapshot;
 import dev.lacuna.lsm.LsmStore;
 import java.nio.ByteBuffer;
+import java.time.Clock;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -23,15 +24,20 @@ import java.util.Set;
 
 /**
  * Reads of items by key: getItem, batchGetItem (up to {@value RequestLimits#BATCH_GET_BYTES} bytes of items, the
- * rest returned as unprocessed) and transactGetItems (every item as of one snapshot). Strongly consistent.
+ * rest returned as unprocessed) and transactGetItems (every item as of one snapshot). Strongly consistent. An
+ * item whose time to live has passed is not found, unless the database returns expired items.
  */
 final class PointReads {
     private final LsmStore kv;
     private final Catalog catalog;
+    private final Clock clock;
+    private final boolean returnExpired;
 
-    PointReads(LsmStore kv, Catalog catalog) {
+    PointReads(LsmStore kv, Catalog catalog, Clock clock, boolean returnExpired) {
         this.kv = kv;
         this.catalog = catalog;
+        this.clock = clock;
+        this.returnExpired = returnExpired;
     }
 
     /** The item with {@code request}'s key in table {@code table}, projected, if it exists. */
@@ -94,6 +100,10 @@ final class PointReads {
             return null;
         }
         Item item = ItemCodec.decode(value);
+        String ttl = table.settings().ttlAttribute();
+        if (ttl != null && !returnExpired && TimeToLive.expiry(ttl, clock.instant()).expired(item)) {
+            return null; // expired, not yet swept
+        }
         return projection == null ? item : Item.of(projection.project(item.attributes()));
     }
 

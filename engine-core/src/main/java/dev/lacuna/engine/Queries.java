@@ -26,6 +26,7 @@ import dev.lacuna.item.KeyEncoding;
 import dev.lacuna.kv.KvCursor;
 import dev.lacuna.kv.KvSnapshot;
 import dev.lacuna.lsm.LsmStore;
+import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -43,9 +44,17 @@ final class Queries {
     static final long PAGE_BYTES = 1 << 20;
 
     private final LsmStore kv;
+    private final Clock clock;
+    private final boolean returnExpired;
 
-    Queries(LsmStore kv) {
+    /**
+     * @param clock         the time by which items expire
+     * @param returnExpired whether pages keep items whose time to live has passed (DynamoDB's way) or drop them
+     */
+    Queries(LsmStore kv, Clock clock, boolean returnExpired) {
         this.kv = kv;
+        this.clock = clock;
+        this.returnExpired = returnExpired;
     }
 
     Page query(TableSchema table, Query q) {
@@ -468,6 +477,10 @@ final class Queries {
         private long bytes;
         private Item last;
         private final KvSnapshot fetchAt;
+        /** The expiry test of the table's items, or null if expired items are returned (or none expire). */
+        private final TimeToLive.Expiry expiry;
+        /** Whether an entry lacks the TTL attribute by its index's projection, so its item must be read. */
+        private final boolean expiryFromTable;
         long deadEntries;
 
         /**
@@ -481,6 +494,11 @@ final class Queries {
             this.projection = projection;
             this.count = count;
             this.limit = limit;
+            String ttl = target.table.settings().ttlAttribute();
+            this.expiry = ttl == null || returnExpired ? null : TimeToLive.expiry(ttl, clock.instant());
+            this.expiryFromTable = ttl != null && target.index != null
+                    && target.index.spec().projection() != IndexSpec.Projection.ALL
+                    && !projectedAttributes(target.table.spec(), target.index.spec()).contains(ttl);
         }
 
         boolean full() {
@@ -496,6 +514,9 @@ final class Queries {
             if (fetchAt != null) {
                 item = fetch(item);
             }
+            if (expiry != null && expired(item)) {
+                return; // read (it counts as scanned) but hidden, as a filter would
+            }
             if (filter != null && !filter.test(item.attributes())) {
                 return;
             }
@@ -503,6 +524,17 @@ final class Queries {
             if (!count) {
                 items.add(projection == null ? item : Item.of(projection.project(item.attributes())));
             }
+        }
+
+        /** Whether the item of {@code entry} has expired, read from the table if the entry cannot tell. */
+        private boolean expired(Item entry) {
+            if (!expiryFromTable || fetchAt != null) {
+                return expiry.expired(entry);
+            }
+            Key key = Key.from(entry, target.table.pkName(), target.table.skName());
+            byte[] value = kv.get(target.table.encode(key));
+            // An item already gone from the table is an entry the index has yet to remove: not hidden for that.
+            return value != null && expiry.expired(ItemCodec.decode(value));
         }
 
         /** The whole item of an index entry, from the table (a local index's entries are in its item's record). */

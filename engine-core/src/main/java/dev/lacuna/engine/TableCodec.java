@@ -14,14 +14,17 @@ import java.io.UncheckedIOException;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * The descriptor a keyspace carries in the manifest: what the keyspace is (a table, or the database's
- * own idempotency-token keyspace) and, for a table, its spec. Layout in {@code FORMAT.md} beside this
- * class ("Keyspace descriptor", version {@value #VERSION}).
+ * own idempotency-token keyspace) and, for a table, its spec, its index keyspaces and its settings (time to
+ * live, tags). Layout in {@code FORMAT.md} beside this class ("Keyspace descriptor", version {@value #VERSION});
+ * versions 1 and 2 are still read (a table without time to live or tags).
  */
 final class TableCodec {
-    static final int VERSION = 2;
+    static final int VERSION = 3;
     static final int KIND_INDEX = 3;
     static final int KIND_TABLE = 1;
     static final int KIND_TOKENS = 2;
@@ -51,7 +54,7 @@ final class TableCodec {
         return bytes.toByteArray();
     }
 
-    static byte[] encode(TableSpec spec, Instant createdAt, List<IndexRef> refs) {
+    static byte[] encode(TableSpec spec, Instant createdAt, List<IndexRef> refs, TableSettings settings) {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         try (DataOutputStream out = new DataOutputStream(bytes)) {
             out.writeByte(VERSION);
@@ -77,6 +80,15 @@ final class TableCodec {
                         .orElseThrow(() -> new IllegalArgumentException("no keyspace for index " + index.name()));
                 out.writeInt(ref.keyspace());
                 out.writeBoolean(ref.creating());
+            }
+            out.writeBoolean(settings.ttlAttribute() != null);
+            if (settings.ttlAttribute() != null) {
+                out.writeUTF(settings.ttlAttribute());
+            }
+            out.writeShort(settings.tags().size());
+            for (Map.Entry<String, String> tag : settings.tags().entrySet()) {
+                out.writeUTF(tag.getKey());
+                out.writeUTF(tag.getValue());
             }
         } catch (IOException e) {
             throw new UncheckedIOException(e); // cannot happen in memory
@@ -144,17 +156,36 @@ final class TableCodec {
                     throw corrupt(id, "a version 1 descriptor has indexes without keyspaces");
                 }
             }
+            TableSettings settings = version >= 3 ? readSettings(in) : TableSettings.NONE;
             if (in.available() != 0) {
                 throw corrupt(id, in.available() + " bytes after the descriptor");
             }
             return new Descriptor(kind, new TableSchema(id, new TableSpec(name, pk, sk, partitions, indexes), createdAt,
-                    refs, List.of()));
+                    refs, settings, List.of()));
         } catch (IOException | RuntimeException e) {
             if (e instanceof CorruptionException c) {
                 throw c;
             }
             throw corrupt(id, "malformed descriptor: " + e);
         }
+    }
+
+    /** Time to live and tags (version 3 on). */
+    private static TableSettings readSettings(DataInputStream in) throws IOException {
+        int ttl = in.readUnsignedByte();
+        if (ttl > 1) {
+            throw new IOException("time-to-live flag " + ttl);
+        }
+        String ttlAttribute = ttl == 1 ? in.readUTF() : null;
+        int count = in.readUnsignedShort();
+        Map<String, String> tags = new TreeMap<>();
+        for (int i = 0; i < count; i++) {
+            String key = in.readUTF();
+            if (tags.put(key, in.readUTF()) != null) {
+                throw new IOException("tag " + key + " twice");
+            }
+        }
+        return new TableSettings(ttlAttribute, new TreeMap<>(tags));
     }
 
     private static KeyAttribute readKey(DataInputStream in) throws IOException {

@@ -18,19 +18,32 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * A table as the engine uses it: its spec, its keyspace id, and the checks every request against it makes
- * before anything is logged (key schema, key types, item size, index key types).
+ * A table as the engine uses it: its spec, its keyspace id, its settings (time to live, tags), and the checks
+ * every request against it makes before anything is logged (key schema, key types, item size, index key
+ * types).
  */
-record TableSchema(int id, TableSpec spec, Instant createdAt, List<IndexRef> indexRefs, List<LiveIndex> live) {
+record TableSchema(int id, TableSpec spec, Instant createdAt, List<IndexRef> indexRefs, TableSettings settings,
+                   List<LiveIndex> live) {
 
     TableSchema {
         indexRefs = List.copyOf(indexRefs);
+        java.util.Objects.requireNonNull(settings, "settings");
         live = List.copyOf(live);
     }
 
     /** The same table with its maintainers. */
     TableSchema withLive(List<LiveIndex> indexes) {
-        return new TableSchema(id, spec, createdAt, indexRefs, indexes);
+        return new TableSchema(id, spec, createdAt, indexRefs, settings, indexes);
+    }
+
+    /** The same table with other settings. */
+    TableSchema withSettings(TableSettings newSettings) {
+        return new TableSchema(id, spec, createdAt, indexRefs, newSettings, live);
+    }
+
+    /** The descriptor of this table as the manifest keeps it. */
+    byte[] descriptor() {
+        return TableCodec.encode(spec, createdAt, indexRefs, settings);
     }
 
     /** The keyspace of index {@code name}, or -1. */
@@ -90,7 +103,7 @@ record TableSchema(int id, TableSpec spec, Instant createdAt, List<IndexRef> ind
             indexes.add(new IndexDescription(l.spec().name(), l.keyspace(), l.maintainer().status(), progress.done(),
                     progress.total(), applied, lag, lag == 0 ? 0 : l.maintainer().lagMillis()));
         }
-        return new TableDescription(spec, id, "ACTIVE", createdAt, indexes);
+        return new TableDescription(spec, id, "ACTIVE", createdAt, indexes, settings.timeToLive());
     }
 
     /** The primary key of {@code item}, checked against the schema. */

@@ -7,7 +7,9 @@
  * log record per write, batch or transaction, then the wait for durability); {@link PointReads} reads items
  * by key; {@link Queries} runs queries and scans over tables and indexes. {@link TableSchema} holds the
  * checks every request makes before anything is logged, {@link RequestLimits} DynamoDB's multi-item limits,
- * and {@link IdempotencyTokens} the client request tokens of transactions and their expiry.
+ * and {@link IdempotencyTokens} the client request tokens of transactions and their expiry. A table's
+ * {@link TableSettings} (tags, checked by {@link TagRules}; time to live, by {@link TimeToLive}) live in its
+ * descriptor too; {@link TtlSweeper} is the background thread that deletes expired items.
  *
  * <p>Internal: not exported. {@code ItemEngine} is public only so that the {@code Database} facade can reach
  * it; each of its methods is the {@code Database} method of the same name. Indexes are reached only through

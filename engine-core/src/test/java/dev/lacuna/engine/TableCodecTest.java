@@ -3,13 +3,20 @@ package dev.lacuna.engine;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.lacuna.AttributeValue;
+import dev.lacuna.TableSpec;
 import dev.lacuna.storage.CorruptionException;
+import java.time.Instant;
 import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 
 /**
  * Keyspace descriptors of every kind are read to their end: a tokens or index descriptor with bytes missing
  * or left over is damage, as FORMAT.md says (kinds 2 and 3 used to be accepted on their first two bytes).
+ * A table's settings (version 3) round-trip, and a version 2 descriptor is still read.
  */
 class TableCodecTest {
 
@@ -27,6 +34,57 @@ class TableCodecTest {
                 .hasMessageContaining("2 bytes after the descriptor");
         byte[] indexCut = Arrays.copyOf(index, index.length - 3);
         assertThatThrownBy(() -> TableCodec.decode(6, indexCut)).isInstanceOf(CorruptionException.class)
+                .hasMessageContaining("malformed descriptor");
+    }
+
+    private static final TableSpec SPEC = TableSpec.builder("Tickets").partitionKey("pk", AttributeValue.Type.S).build();
+    private static final Instant CREATED = Instant.parse("2026-01-01T00:00:00Z");
+
+    @Test
+    void shouldRoundTripTimeToLiveAndTags() {
+        TableSettings settings = new TableSettings("expiresAt", new TreeMap<>(Map.of("team", "support", "env", "")));
+        byte[] bytes = TableCodec.encode(SPEC, CREATED, List.of(), settings);
+        assertThat(bytes[0]).isEqualTo((byte) 3);
+        TableSchema t = TableCodec.decode(7, bytes).table();
+        assertThat(t.settings()).isEqualTo(settings);
+        assertThat(t.spec()).isEqualTo(SPEC);
+        assertThat(t.createdAt()).isEqualTo(CREATED);
+        assertThat(TableCodec.decode(7, TableCodec.encode(SPEC, CREATED, List.of(), TableSettings.NONE)).table()
+                .settings()).isEqualTo(TableSettings.NONE);
+    }
+
+    @Test
+    void shouldReadAVersionTwoTableDescriptorAsOneWithoutTimeToLiveOrTags() {
+        byte[] v3 = TableCodec.encode(SPEC, CREATED, List.of(), TableSettings.NONE);
+        // Version 2 is version 3 without the trailing ttl flag (0) and tag count (0, 0).
+        assertThat(Arrays.copyOfRange(v3, v3.length - 3, v3.length)).containsExactly(0, 0, 0);
+        byte[] v2 = Arrays.copyOf(v3, v3.length - 3);
+        v2[0] = 2;
+        TableSchema t = TableCodec.decode(7, v2).table();
+        assertThat(t.settings()).isEqualTo(TableSettings.NONE);
+        assertThat(t.spec()).isEqualTo(SPEC);
+        byte[] v2WithSettings = v3.clone();
+        v2WithSettings[0] = 2;
+        assertThatThrownBy(() -> TableCodec.decode(7, v2WithSettings)).isInstanceOf(CorruptionException.class)
+                .hasMessageContaining("3 bytes after the descriptor");
+    }
+
+    @Test
+    void shouldRefuseDamagedSettings() {
+        byte[] v3 = TableCodec.encode(SPEC, CREATED, List.of(), TableSettings.NONE);
+        byte[] badFlag = v3.clone();
+        badFlag[v3.length - 3] = 2;
+        assertThatThrownBy(() -> TableCodec.decode(7, badFlag)).isInstanceOf(CorruptionException.class)
+                .hasMessageContaining("keyspace 7").hasMessageContaining("time-to-live flag 2");
+        byte[] tagTwice = TableCodec.encode(SPEC, CREATED, List.of(), new TableSettings(null, new TreeMap<>(Map.of("a", "1"))));
+        // One tag "a" = "1" (u16 length 1, 'a', u16 length 1, '1'), its count set to two and the tag repeated.
+        byte[] twice = Arrays.copyOf(tagTwice, tagTwice.length + 6);
+        System.arraycopy(tagTwice, tagTwice.length - 6, twice, tagTwice.length, 6);
+        twice[tagTwice.length - 7] = 2;
+        assertThatThrownBy(() -> TableCodec.decode(7, twice)).isInstanceOf(CorruptionException.class)
+                .hasMessageContaining("tag a twice");
+        byte[] cut = Arrays.copyOf(tagTwice, tagTwice.length - 1);
+        assertThatThrownBy(() -> TableCodec.decode(7, cut)).isInstanceOf(CorruptionException.class)
                 .hasMessageContaining("malformed descriptor");
     }
 }

@@ -21,6 +21,7 @@ import dev.lacuna.Scan;
 import dev.lacuna.Select;
 import dev.lacuna.Table;
 import dev.lacuna.TableSpec;
+import dev.lacuna.Tag;
 import dev.lacuna.TransactGet;
 import dev.lacuna.TransactWrite;
 import dev.lacuna.TransactionCanceledException;
@@ -107,6 +108,12 @@ final class BadInputCases {
                     .s("GSI1SK", "x" + i).n("prio", i).build());
         }
         db.transactWriteItems(List.of(tokenPut("first")), TOKEN);
+        List<Tag> fifty = new ArrayList<>();
+        for (int i = 0; i < 50; i++) {
+            fifty.add(new Tag("tag" + i, "v"));
+        }
+        db.tagResource(SIMPLE, fifty); // full: one more is refused
+        db.updateTimeToLive(COMPOSITE, "expiresAt", true); // no item has it: nothing expires
     }
 
     /** The put of the fixture's transaction with {@link #TOKEN}, with {@code value} as its attribute. */
@@ -130,6 +137,7 @@ final class BadInputCases {
         batches();
         transactions();
         tables();
+        tagsAndTimeToLive();
         unknownTables();
         return List.copyOf(cases);
     }
@@ -729,11 +737,53 @@ final class BadInputCases {
                 .index(IndexSpec.global("GSI1", KeyAttribute.s("GSI1PK"), KeyAttribute.s("GSI1SK"))).build()));
     }
 
+    /** TagResource, UntagResource and UpdateTimeToLive (API reference; developer guide, "Tagging restrictions"). */
+    private void tagsAndTimeToLive() {
+        String lengthAtLeast1 = "Member must have length greater than or equal to 1";
+        String pattern = "Member must satisfy regular expression pattern";
+        invalid("tag: no tags", "Atleast one Tag needs to be provided as Input.", db -> db.tagResource(COMPOSITE, List.of()));
+        invalid("tag: empty key", lengthAtLeast1, db -> db.tagResource(COMPOSITE, List.of(new Tag("", "v"))));
+        invalid("tag: key of 129 characters", "less than or equal to 128",
+                db -> db.tagResource(COMPOSITE, List.of(new Tag("k".repeat(129), "v"))));
+        invalid("tag: value of 257 characters", "less than or equal to 256",
+                db -> db.tagResource(COMPOSITE, List.of(new Tag("k", "v".repeat(257)))));
+        invalid("tag: key with a comma", pattern, db -> db.tagResource(COMPOSITE, List.of(new Tag("a,b", "v"))));
+        invalid("tag: value with a percent sign", pattern, db -> db.tagResource(COMPOSITE, List.of(new Tag("k", "5%"))));
+        invalid("tag: key with the aws: prefix", "reserved prefix aws:",
+                db -> db.tagResource(COMPOSITE, List.of(new Tag("aws:owner", "v"))));
+        invalid("tag: one key twice", "Duplicate tag key k",
+                db -> db.tagResource(COMPOSITE, List.of(new Tag("k", "1"), new Tag("k", "2"))));
+        invalid("tag: a 51st tag", "at most 50 tags", db -> db.tagResource(SIMPLE, List.of(new Tag("one-more", "v"))));
+        invalid("untag: no keys", "Atleast one Tag Key needs to be provided as Input.",
+                db -> db.untagResource(SIMPLE, List.of()));
+        invalid("untag: key with the aws: prefix", "reserved prefix aws:",
+                db -> db.untagResource(SIMPLE, List.of("tag1", "aws:owner")));
+        invalid("ttl: empty attribute name", lengthAtLeast1, db -> db.updateTimeToLive(SIMPLE, "", true));
+        invalid("ttl: attribute name of 256 characters", "less than or equal to 255",
+                db -> db.updateTimeToLive(SIMPLE, "t".repeat(256), true));
+        invalid("ttl: enable when enabled", "TimeToLive is already enabled",
+                db -> db.updateTimeToLive(COMPOSITE, "expiresAt", true));
+        invalid("ttl: enable on another attribute when enabled", "TimeToLive is already enabled",
+                db -> db.updateTimeToLive(COMPOSITE, "ttl", true));
+        invalid("ttl: disable when disabled", "TimeToLive is already disabled",
+                db -> db.updateTimeToLive(SIMPLE, "expiresAt", false));
+        invalid("ttl: disable by another attribute", "TimeToLive is enabled on attribute expiresAt, not ttl",
+                db -> db.updateTimeToLive(COMPOSITE, "ttl", false));
+    }
+
     private void unknownTables() {
         Class<ResourceNotFoundException> notFound = ResourceNotFoundException.class;
         add("describe: unknown table", notFound, "NoSuchTable", db -> db.describeTable("NoSuchTable"));
         add("delete table: unknown table", notFound, "NoSuchTable", db -> db.deleteTable("NoSuchTable"));
         add("table handle: unknown table", notFound, "NoSuchTable", db -> db.table("NoSuchTable"));
+        add("tag: unknown table", notFound, "NoSuchTable",
+                db -> db.tagResource("NoSuchTable", List.of(new Tag("k", "v"))));
+        add("untag: unknown table", notFound, "NoSuchTable", db -> db.untagResource("NoSuchTable", List.of("k")));
+        add("list tags: unknown table", notFound, "NoSuchTable", db -> db.listTagsOfResource("NoSuchTable"));
+        add("update time to live: unknown table", notFound, "NoSuchTable",
+                db -> db.updateTimeToLive("NoSuchTable", "expiresAt", true));
+        add("describe time to live: unknown table", notFound, "NoSuchTable",
+                db -> db.describeTimeToLive("NoSuchTable"));
         add("update table: unknown table", notFound, "NoSuchTable",
                 db -> db.updateTable(TableSpec.builder("NoSuchTable").partitionKey("pk", Type.S).build()));
         add("get: unknown table", notFound, "NoSuchTable", get("NoSuchTable", () -> S1));

@@ -11,6 +11,7 @@ import dev.lacuna.PutItem;
 import dev.lacuna.Scan;
 import dev.lacuna.TableDescription;
 import dev.lacuna.TableSpec;
+import dev.lacuna.Tag;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.SoftAssertions.assertSoftly;
 
@@ -42,7 +43,7 @@ class BadInputCorpusTest {
 
     /** What a client can see of the database. */
     private record State(List<String> tables, Map<String, TableDescription> descriptions,
-                         Map<String, List<Item>> items) {
+                         Map<String, List<Item>> items, Map<String, List<Tag>> tags) {
     }
 
     @Test
@@ -153,8 +154,10 @@ class BadInputCorpusTest {
         List<String> tables = db.listTables();
         Map<String, TableDescription> descriptions = new LinkedHashMap<>();
         Map<String, List<Item>> items = new LinkedHashMap<>();
+        Map<String, List<Tag>> tags = new LinkedHashMap<>();
         for (String table : tables) {
-            descriptions.put(table, db.describeTable(table));
+            descriptions.put(table, db.describeTable(table)); // its time to live included
+            tags.put(table, db.listTagsOfResource(table));
             List<Item> all = new ArrayList<>();
             Map<String, AttributeValue> start = null;
             do {
@@ -168,6 +171,6 @@ class BadInputCorpusTest {
             } while (start != null);
             items.put(table, all);
         }
-        return new State(tables, descriptions, items);
+        return new State(tables, descriptions, items, tags);
     }
 }

@@ -1,0 +1,218 @@
+package dev.lacuna.engine;
+
+import dev.lacuna.AttributeValue;
+import dev.lacuna.ConditionalCheckFailedException;
+import dev.lacuna.DeleteItem;
+import dev.lacuna.Item;
+import dev.lacuna.Key;
+import dev.lacuna.ResourceNotFoundException;
+import dev.lacuna.ReturnValues;
+import dev.lacuna.item.ItemCodec;
+import dev.lacuna.kv.KvCursor;
+import dev.lacuna.lsm.LsmStore;
+import dev.lacuna.storage.Durability;
+import java.lang.System.Logger.Level;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * Deletes the expired items of every table with time to live enabled: one daemon thread per database
+ * ({@value #THREAD_NAME}) that rests {@code interval}, then walks each such table partition by partition and
+ * deletes what has expired by the database's clock, then rests again. {@link #close} wakes it and waits for
+ * it to stop; it never outlives the database.
+ *
+ * <p>Each deletion is an ordinary conditional {@code DeleteItem} through the write path, so local indexes
+ * change in the same log record and global ones from the log, like any delete; its condition is that the item
+ * still holds the expired value, so an update that moved the expiry meanwhile wins. Deletions are made with
+ * {@link Durability#NONE}: one lost to a power loss is made again by a later pass, and reads hide an expired
+ * item until then. The table is read in batches of at most {@value #BATCH} expired items (or
+ * {@value #READ_PER_CURSOR} items read), a fresh cursor each, so that no cursor pins the store's files for a
+ * whole pass; each deletion holds only its own item's lock and its table's shared write lock, so foreground
+ * writes are never stalled behind a batch.
+ *
+ * <p>A pass reads every item of every table with time to live enabled: its cost grows with the tables, not
+ * with what expired. (An index of expiry times would fix that; it is not built yet.)
+ */
+final class TtlSweeper implements AutoCloseable {
+    static final String THREAD_NAME = "lacuna-ttl-sweeper";
+    /** Expired items collected before they are deleted and the table read on. */
+    static final int BATCH = 100;
+    /** Items read with one cursor at most, expired or not, so that no cursor stays open for a whole partition. */
+    static final int READ_PER_CURSOR = 4096;
+    private static final System.Logger LOG = System.getLogger(TtlSweeper.class.getName());
+
+    private final LsmStore kv;
+    private final Catalog catalog;
+    private final Writes writes;
+    private final Clock clock;
+    private final Duration interval;
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Condition wake = lock.newCondition();
+    private final Thread thread;
+    private final AtomicLong deleted = new AtomicLong();
+    private volatile boolean closed;
+
+    TtlSweeper(LsmStore kv, Catalog catalog, Writes writes, Clock clock, Duration interval) {
+        this.kv = kv;
+        this.catalog = catalog;
+        this.writes = writes;
+        this.clock = clock;
+        this.interval = interval;
+        this.thread = new Thread(this::run, THREAD_NAME);
+        thread.setDaemon(true);
+    }
+
+    void start() {
+        thread.start();
+    }
+
+    /** Items deleted because they expired, since the database opened. */
+    long deleted() {
+        return deleted.get();
+    }
+
+    /** Whether the sweeper's thread is still running (false once {@link #close} returned). */
+    boolean running() {
+        return thread.isAlive();
+    }
+
+    private void run() {
+        while (rest()) {
+            try {
+                sweepOnce();
+            } catch (RuntimeException e) {
+                if (closed) {
+                    return; // the store closing under a pass
+                }
+                LOG.log(Level.WARNING, "time-to-live sweep failed; the next pass tries again", e);
+            }
+        }
+    }
+
+    /** Waits out the interval; false once closed. */
+    private boolean rest() {
+        lock.lock();
+        try {
+            long nanos = interval.toNanos();
+            while (!closed && nanos > 0) {
+                nanos = wake.awaitNanos(nanos);
+            }
+            return !closed;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * One pass over every table with time to live enabled, on the calling thread (the sweeper's own, or a test's).
+     *
+     * @return the items it deleted
+     */
+    long sweepOnce() {
+        long n = 0;
+        for (TableSchema t : catalog.tables()) {
+            if (closed) {
+                break;
+            }
+            String attribute = t.settings().ttlAttribute();
+            if (attribute != null) {
+                n += sweep(t, attribute);
+            }
+        }
+        deleted.addAndGet(n);
+        return n;
+    }
+
+    private long sweep(TableSchema t, String attribute) {
+        TimeToLive.Expiry expiry = TimeToLive.expiry(attribute, clock.instant());
+        long n = 0;
+        try {
+            for (int p = 0; p < t.spec().partitions(); p++) {
+                byte[] from = t.lowest();
+                // A table deleted (and perhaps created again under its name) is left alone from then on.
+                while (from != null && !closed && catalog.isLive(t)) {
+                    List<Item> expired = new ArrayList<>();
+                    from = collect(t, p, from, expiry, expired);
+                    for (int i = 0; i < expired.size() && !closed; i++) {
+                        Item item = expired.get(i);
+                        Key key = Key.from(item, t.pkName(), t.skName());
+                        n += deleteIfStillExpired(t.name(), key, attribute, item.get(attribute)) ? 1 : 0;
+                    }
+                }
+            }
+        } catch (ResourceNotFoundException e) {
+            // the table was deleted meanwhile
+        }
+        return n;
+    }
+
+    /**
+     * Reads partition {@code p} of {@code t} from {@code from} until {@value #BATCH} expired items are found or
+     * {@value #READ_PER_CURSOR} items were read.
+     *
+     * @return where to read on, or null at the partition's end
+     */
+    private byte[] collect(TableSchema t, int p, byte[] from, TimeToLive.Expiry expiry, List<Item> expired) {
+        try (KvCursor c = catalog.whileLive(t, () -> kv.scanPartition(t.id(), p, from, t.highest(), false, null))) {
+            for (int read = 1; c.valid(); c.next(), read++) {
+                Item item = ItemCodec.decode(c.value());
+                if (expiry.expired(item)) {
+                    expired.add(item);
+                }
+                if (expired.size() == BATCH || read == READ_PER_CURSOR) {
+                    return Queries.after(c.key());
+                }
+            }
+            return null;
+        }
+    }
+
+    /**
+     * Deletes item {@code key} of {@code table} if its {@code attribute} still holds {@code expired}, the value
+     * it was found expired by; whether it did.
+     */
+    boolean deleteIfStillExpired(String table, Key key, String attribute, AttributeValue expired) {
+        DeleteItem delete = new DeleteItem(key).condition("#ttl = :expired").name("#ttl", attribute)
+                .value(":expired", expired);
+        try {
+            writes.write(table, delete, ReturnValues.NONE, Durability.NONE);
+            return true;
+        } catch (ConditionalCheckFailedException e) {
+            return false; // changed meanwhile (its expiry moved, or it went): the change wins
+        }
+    }
+
+    /** Stops the sweeper: wakes it, and waits for a pass under way to stop at its next item. Idempotent. */
+    @Override
+    public void close() {
+        lock.lock();
+        try {
+            closed = true;
+            wake.signalAll();
+        } finally {
+            lock.unlock();
+        }
+        if (Thread.currentThread() != thread && thread.isAlive()) {
+            boolean interrupted = false;
+            while (true) {
+                try {
+                    thread.join();
+                    break;
+                } catch (InterruptedException e) {
+                    interrupted = true; // the sweeper must be stopped before the store closes under it
+                }
+            }
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+}

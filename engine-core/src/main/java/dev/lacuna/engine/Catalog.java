@@ -36,6 +36,7 @@ import java.util.function.UnaryOperator;
  * holds it exclusively, so every write is logged knowing the indexes it must serve.
  */
 final class Catalog implements AutoCloseable {
+    private static final System.Logger LOG = System.getLogger(Catalog.class.getName());
     private final LsmStore kv;
     private final Clock clock;
     private final List<IndexKind> kinds = new ArrayList<>();
@@ -237,6 +238,33 @@ final class Catalog implements AutoCloseable {
     }
 
     /**
+     * Records that index {@code index} of {@code table} failed for good: it is marked to be built again from the
+     * table at the next open, as a backfill a crash cut short is ({@link #restartBackfills}), and then its log
+     * checkpoint is removed, so that it no longer keeps the log. The mark is written first: a crash between the
+     * two edits leaves an index to rebuild whose checkpoint the rebuild drops.
+     */
+    synchronized void failed(String table, String index) {
+        TableSchema t = byName.get(table);
+        int keyspace = t == null ? -1 : t.indexKeyspace(index);
+        if (keyspace < 0) {
+            return; // deleted meanwhile
+        }
+        List<IndexRef> refs = new ArrayList<>();
+        for (IndexRef r : t.indexRefs()) {
+            refs.add(r.name().equals(index) ? new IndexRef(r.name(), r.keyspace(), true) : r);
+        }
+        TableSchema marked = new TableSchema(t.id(), t.spec(), t.createdAt(), refs, t.settings(), t.live());
+        try {
+            kv.updateKeyspace(t.id(), marked.descriptor());
+            byName.put(table, marked);
+            kv.removeLogCheckpoint(LiveIndex.checkpointName(keyspace));
+        } catch (RuntimeException e) {
+            LOG.log(System.Logger.Level.WARNING, "index " + index + " of table " + table + " failed, and recording"
+                    + " that it must be rebuilt failed too; it keeps the log until the next open: " + e);
+        }
+    }
+
+    /**
      * Changes table {@code name}'s settings (time to live, tags) in one manifest edit, and publishes the table
      * with them. {@code change} may refuse (throw) having changed nothing; if it returns the settings as they
      * were, nothing is written. Writes go on meanwhile: none depends on these settings.
@@ -308,7 +336,10 @@ final class Catalog implements AutoCloseable {
             for (LiveIndex l : old.live()) {
                 if (!removed.contains(l)) {
                     live.add(l);
-                    refs.add(new IndexRef(l.spec().name(), l.keyspace(), l.maintainer().status() == IndexStatus.CREATING));
+                    // A failed index is rebuilt at the next open, as one whose backfill was cut short.
+                    IndexStatus status = l.maintainer().status();
+                    refs.add(new IndexRef(l.spec().name(), l.keyspace(),
+                            status == IndexStatus.CREATING || status == IndexStatus.FAILED));
                 }
             }
             Map<LiveIndex, KvSnapshot> backfills = new HashMap<>();

@@ -190,4 +190,9 @@ final class TableIndexContext implements IndexContext {
     public void activated() {
         catalog.activated(table.name(), index.name());
     }
+
+    @Override
+    public void failed() {
+        catalog.failed(table.name(), index.name());
+    }
 }

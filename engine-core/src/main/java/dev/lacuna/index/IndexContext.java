@@ -67,4 +67,12 @@ public interface IndexContext {
 
     /** Called once a backfill is complete and the index is {@code ACTIVE}, so that the status is recorded. */
     void activated();
+
+    /**
+     * Called once the index has failed for good (its status {@code FAILED}): the index is marked to be built
+     * again from the table at the next open, and its checkpoint stops keeping the log, which a failed index
+     * would otherwise hold forever. Best effort: if recording it fails, the index keeps the log as before.
+     */
+    default void failed() {
+    }
 }

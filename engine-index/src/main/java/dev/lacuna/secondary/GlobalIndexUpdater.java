@@ -119,6 +119,7 @@ final class GlobalIndexUpdater implements IndexMaintainer {
             if (!stopping) {
                 error = t;
                 status = IndexStatus.FAILED;
+                context.failed(); // rebuilt at the next open; meanwhile it no longer keeps the log
             }
         } finally {
             synchronized (progress) {

@@ -23,9 +23,13 @@ import dev.lacuna.storage.CorruptionException;
 import dev.lacuna.storage.LacunaException;
 import dev.lacuna.storage.StorageIOException;
 import dev.lacuna.vfs.MemVfs;
+import dev.lacuna.vfs.Vfs;
+import dev.lacuna.vfs.ForwardingVfs;
 import dev.lacuna.vfs.VfsFile;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.nio.ByteBuffer;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -101,6 +105,62 @@ class UpdaterFailureTest {
                     .hasRootCauseInstanceOf(CorruptionException.class);
         }
         assertThat(tables).as("the index's tables").isNotEmpty();
+    }
+
+    /**
+     * A GSI that failed for good no longer keeps the log (its checkpoint is removed: finding 9 of "Lose nothing
+     * under the faults production sees", a FAILED index pinned the log forever) and is built again from the table
+     * at the next open, equal to its recomputation. The failure is a bug's kind (an unexpected runtime error)
+     * met by the updater alone while it reads the log, so the store itself goes on.
+     */
+    @Test
+    void shouldReleaseTheLogOfAFailedIndexAndRebuildItAtTheNextOpen() throws IOException {
+        MemVfs mem = new MemVfs();
+        AtomicBoolean armed = new AtomicBoolean();
+        Vfs vfs = new ForwardingVfs(mem) {
+            @Override
+            protected VfsFile wrap(VfsFile file) {
+                return new File(file) {
+                    @Override
+                    public int read(ByteBuffer dst, long position) throws IOException {
+                        if (armed.get() && file.name().endsWith(".wal")
+                                && Thread.currentThread().getName().startsWith("lacuna-index-")) {
+                            throw new IllegalStateException("injected: a bug in the updater's read of the log");
+                        }
+                        return super.read(dst, position);
+                    }
+                };
+            }
+        };
+        TableSpec spec = TableSpec.builder("Tickets").partitionKey("pk", AttributeValue.Type.S)
+                .index(IndexSpec.global("ByQueue", KeyAttribute.s("queue"), null)).build();
+        String checkpoint;
+        try (Database db = Database.open(DIR, DatabaseOptions.builder().vfs(vfs).build())) {
+            db.createTable(spec);
+            for (int i = 0; i < 20; i++) {
+                db.putItem("Tickets", new PutItem(Item.builder().s("pk", "T" + i).s("queue", "Q" + i % 2).build()));
+            }
+            IndexChecker.awaitCatchUp(db, "Tickets", "ByQueue", WAIT);
+            checkpoint = "index-" + db.describeTable("Tickets").index("ByQueue").keyspace();
+            IndexChecker.await(() -> IndexCrashTest.durableCheckpoints(mem).containsKey(checkpoint), WAIT,
+                    "the index's checkpoint recorded");
+            armed.set(true);
+            db.putItem("Tickets", new PutItem(Item.builder().s("pk", "T20").s("queue", "Q0").build()));
+            IndexChecker.await(() -> db.describeTable("Tickets").index("ByQueue").status() == IndexStatus.FAILED,
+                    WAIT, "the updater failing");
+            IndexChecker.await(() -> !IndexCrashTest.durableCheckpoints(mem).containsKey(checkpoint), WAIT,
+                    "the failed index's checkpoint removed");
+            db.putItem("Tickets", new PutItem(Item.builder().s("pk", "T21").s("queue", "Q1").build())); // the store goes on
+            armed.set(false);
+        }
+        try (Database db = Database.open(DIR, DatabaseOptions.builder().vfs(vfs).build())) {
+            IndexChecker.await(() -> db.describeTable("Tickets").index("ByQueue").status() == IndexStatus.ACTIVE,
+                    WAIT, "the index rebuilt");
+            List<IndexChecker.Report> reports = IndexChecker.checkAll(db, "Tickets", WAIT);
+            assertThat(IndexChecker.mismatches(reports)).as("the rebuilt index against its recomputation").isZero();
+            assertThat(db.query("Tickets", new Query("queue = :q").index("ByQueue").value(":q", AttributeValue.s("Q1")))
+                    .items()).extracting(i -> ((AttributeValue.S) i.get("pk")).value()).contains("T21");
+        }
     }
 
     /** The context of a GSI whose log cannot be read. */

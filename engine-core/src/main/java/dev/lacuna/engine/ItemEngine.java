@@ -141,6 +141,10 @@ public final class ItemEngine implements AutoCloseable {
         kv.flush();
     }
 
+    public void checkpoint(Path dest) {
+        kv.checkpoint(dest);
+    }
+
     @Override
     public void close() {
         try {

@@ -460,6 +460,22 @@ public final class LsmStore implements AutoCloseable {
     }
 
     /**
+     * Copies the store, as it is now, into {@code dest} (a new or empty directory) while writes go on: a
+     * consistent copy that opens as a store of the same kind and holds every write acknowledged before the call
+     * and a prefix of the writes after it (see {@code Checkpoint}). Tables are hard-linked where the file system
+     * allows, so a checkpoint on the same device costs little space; the log is copied.
+     *
+     * @return the last LSN the copy holds
+     * @throws StorageIOException if {@code dest} is not empty or a file, or copying fails (the partial copy
+     *                            has no {@code CURRENT}, so it never opens as a store)
+     * @throws dev.lacuna.storage.DatabaseClosedException if the store is closed
+     */
+    public long checkpoint(Path dest) {
+        Objects.requireNonNull(dest, "dest");
+        return Checkpoint.take(db, dest);
+    }
+
+    /**
      * Once the log is sealed and durable to its last record, a last manifest edit says how far: a later open
      * then refuses a log whose end was cut or damaged at rest, instead of taking it for a torn tail and
      * dropping acknowledged records. Nothing is written if no record was made durable since the last edit,

@@ -225,6 +225,36 @@ public final class Database implements AutoCloseable {
     }
 
     /**
+     * Reads everything the database has stored and checks it: every SSTable whole (each block against its
+     * checksum, entries in order, each table against what the manifest says of it), the manifest's edits and
+     * the log's records. Indexes are not compared with their tables here (that takes a full scan of each: see
+     * {@code lacuna check}). Runs beside reads and writes.
+     *
+     * @return what it read, all intact
+     * @throws CorruptionException at the first damage found, naming the file and the byte offset
+     * @throws StorageIOException  if reading fails
+     */
+    public dev.lacuna.kv.CheckReport verifyChecksums() {
+        return engine.verifyChecksums();
+    }
+
+    /**
+     * A snapshot of the database's shape and counters: the storage engine's ({@link #storageStats()}), the
+     * log's size on disk, and each table's description with its indexes' lag.
+     */
+    public DatabaseStats stats() {
+        List<TableDescription> tables = new java.util.ArrayList<>();
+        for (String name : engine.listTables()) {
+            try {
+                tables.add(engine.describeTable(name));
+            } catch (ResourceNotFoundException e) {
+                // deleted since it was listed
+            }
+        }
+        return new DatabaseStats(engine.storageStats(), engine.logBytes(), List.copyOf(tables));
+    }
+
+    /**
      * Stops the background work, makes the log durable and releases the directory. Idempotent. Writes in
      * flight when it is called may fail with {@link DatabaseClosedException}.
      */

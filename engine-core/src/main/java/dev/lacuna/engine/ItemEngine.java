@@ -145,6 +145,14 @@ public final class ItemEngine implements AutoCloseable {
         kv.checkpoint(dest);
     }
 
+    public dev.lacuna.kv.CheckReport verifyChecksums() {
+        return kv.verifyChecksums();
+    }
+
+    public long logBytes() {
+        return kv.logBytes();
+    }
+
     @Override
     public void close() {
         try {

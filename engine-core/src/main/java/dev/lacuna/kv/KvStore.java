@@ -179,6 +179,24 @@ public final class KvStore implements AutoCloseable {
     }
 
     /**
+     * Reads everything the store holds and checks it: every SSTable whole (each block against its checksum, the
+     * entries in order, the table against what the manifest says of it), the manifest's edits and the log's
+     * records. Runs beside reads and writes; it reads every byte, so it takes as long as reading the store.
+     *
+     * @return what it read, all intact
+     * @throws CorruptionException at the first damage found, naming the file and the byte offset
+     * @throws StorageIOException  if reading fails
+     */
+    public CheckReport verifyChecksums() {
+        return store.verifyChecksums();
+    }
+
+    /** Bytes the write-ahead log takes on disk now. */
+    public long logBytes() {
+        return store.logBytes();
+    }
+
+    /**
      * Stops the background threads (letting running jobs finish), makes the log durable, closes every
      * file and releases the directory. Writes not yet in tables stay in the log and are replayed by the
      * next open. Idempotent.

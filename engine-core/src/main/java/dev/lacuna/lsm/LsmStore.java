@@ -1,5 +1,6 @@
 package dev.lacuna.lsm;
 
+import dev.lacuna.kv.CheckReport;
 import dev.lacuna.kv.KvCursor;
 import dev.lacuna.kv.KvOptions;
 import dev.lacuna.kv.KvSnapshot;
@@ -473,6 +474,23 @@ public final class LsmStore implements AutoCloseable {
     public long checkpoint(Path dest) {
         Objects.requireNonNull(dest, "dest");
         return Checkpoint.take(db, dest);
+    }
+
+    /**
+     * Reads every table the store holds, whole, and checks each block against its checksum and each table
+     * against the manifest; then the manifest's edits and the log's records (see {@code Verifier}). Runs beside
+     * reads and writes.
+     *
+     * @throws CorruptionException at the first damage, naming the file and the offset
+     */
+    public CheckReport verifyChecksums() {
+        return Verifier.verify(db);
+    }
+
+    /** Bytes the write-ahead log's segments take now. */
+    public long logBytes() {
+        db.checkOpen();
+        return db.wal.sizeBytes();
     }
 
     /**

@@ -317,6 +317,16 @@ final class VersionSet implements AutoCloseable {
         return new Pinned(state, versions, from);
     }
 
+    /**
+     * Reads the current manifest back from the disk, checking every edit against its checksum, while no edit
+     * can switch it; returns the number of edits.
+     *
+     * @throws CorruptionException if it is damaged
+     */
+    synchronized int verifyManifest() throws IOException {
+        return Manifest.readCurrent(vfs, dir).edits().size();
+    }
+
     /** The current version of {@code tree} without a reference; valid only while the caller holds this lock. */
     synchronized Version currentUnreferenced(int tree) {
         return current[tree];

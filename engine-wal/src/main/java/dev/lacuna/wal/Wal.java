@@ -625,6 +625,21 @@ public final class Wal implements AutoCloseable {
         }
     }
 
+    /** Bytes the log's segments take now: the sealed ones and the one being written, as far as written. */
+    public long sizeBytes() {
+        writeLock.lock();
+        try {
+            checkOpen();
+            long total = current.end();
+            for (long number : segments.headMap(current.number(), false).keySet()) {
+                total += sealedBytes.getOrDefault(number, options.segmentSize());
+            }
+            return total;
+        } finally {
+            writeLock.unlock();
+        }
+    }
+
     /** Counters since the log was opened. */
     public WalStats stats() {
         return new WalStats(appends.sum(), appendedBytes.sum(), fsyncs.get(), syncedRecords.get(),

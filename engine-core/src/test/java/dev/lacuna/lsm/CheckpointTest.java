@@ -168,6 +168,32 @@ class CheckpointTest {
         return new Run(lsns, ackedBefore, copied);
     }
 
+    /**
+     * A log consumer behind the tables (an index updater catching up) needs the log from its checkpoint on, below
+     * where recovery would start: the copy must hold that much too, or it does not open.
+     */
+    @Test
+    void shouldCopyTheLogALogConsumerStillNeeds() {
+        MemVfs vfs = new MemVfs();
+        long first;
+        try (LsmStore store = LsmStore.open(Path.of("/db"), options(vfs))) {
+            first = store.write(new WriteBatch().put(bytes("k0"), bytes("v0")), Durability.SYNC);
+            store.setLogCheckpoint("slow consumer", first);
+            for (int i = 1; i < 500; i++) {
+                store.put(bytes("k" + i), bytes("v" + i));
+            }
+            store.flush(); // the tables hold everything: recovery would start past what the consumer needs
+            store.checkpoint(Path.of("/copy"));
+        }
+        try (LsmStore copy = LsmStore.open(Path.of("/copy"), options(vfs.crashClone()))) {
+            assertThat(copy.logCheckpoints()).containsEntry("slow consumer", first);
+            try (KvLogReader log = copy.logReader(first + 1)) {
+                assertThat(log.next().lsn()).isEqualTo(first + 1);
+            }
+            assertThat(count(copy)).isEqualTo(500);
+        }
+    }
+
     @Test
     void shouldRefuseADestinationThatHoldsAnything() throws Exception {
         MemVfs vfs = new MemVfs();

@@ -272,6 +272,56 @@ public final class Database implements AutoCloseable {
     }
 
     /**
+     * Writes a consistent copy of the database into {@code dest}, a directory that must not exist or be
+     * empty, while reads and writes go on: a backup. The copy opens with {@link #open} as a database of its
+     * own, with every table and index. It holds every write acknowledged before this call (whatever its
+     * durability) and, of the writes after it, at most a prefix in log order: a transaction is in it whole or
+     * not at all. Its global indexes catch up from the copied log once it is opened, as after a crash, and then
+     * equal their recomputation from the tables.
+     *
+     * <p>Immutable files (SSTables, sealed log segments) are hard-linked where the file system allows (same
+     * device), so a checkpoint costs little time and space; the rest is copied. Everything is fsynced before
+     * this returns. Thread-safe; closing the database during the call may make it fail.
+     *
+     * @throws StorageIOException if {@code dest} exists and is not empty (or is a file), or copying fails; a
+     *                            copy cut short has no {@code CURRENT} file, so it never opens as a database
+     * @throws DatabaseClosedException if the database is closed
+     */
+    public void checkpoint(Path dest) {
+        engine.checkpoint(Objects.requireNonNull(dest, "dest"));
+    }
+
+    /**
+     * Reads everything the database has stored and checks it: every SSTable whole (each block against its
+     * checksum, entries in order, each table against what the manifest says of it), the manifest's edits and
+     * the log's records. Indexes are not compared with their tables here (that takes a full scan of each: see
+     * {@code lacuna check}). Runs beside reads and writes.
+     *
+     * @return what it read, all intact
+     * @throws CorruptionException at the first damage found, naming the file and the byte offset
+     * @throws StorageIOException  if reading fails
+     */
+    public dev.lacuna.kv.CheckReport verifyChecksums() {
+        return engine.verifyChecksums();
+    }
+
+    /**
+     * A snapshot of the database's shape and counters: the storage engine's ({@link #storageStats()}), the
+     * log's size on disk, and each table's description with its indexes' lag.
+     */
+    public DatabaseStats stats() {
+        List<TableDescription> tables = new java.util.ArrayList<>();
+        for (String name : engine.listTables()) {
+            try {
+                tables.add(engine.describeTable(name));
+            } catch (ResourceNotFoundException e) {
+                // deleted since it was listed
+            }
+        }
+        return new DatabaseStats(engine.storageStats(), engine.logBytes(), List.copyOf(tables));
+    }
+
+    /**
      * Stops the background work, makes the log durable and releases the directory. Idempotent. Writes in
      * flight when it is called may fail with {@link DatabaseClosedException}.
      */

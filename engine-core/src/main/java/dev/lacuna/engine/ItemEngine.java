@@ -176,6 +176,18 @@ public final class ItemEngine implements AutoCloseable {
         kv.flush();
     }
 
+    public void checkpoint(Path dest) {
+        kv.checkpoint(dest);
+    }
+
+    public dev.lacuna.kv.CheckReport verifyChecksums() {
+        return kv.verifyChecksums();
+    }
+
+    public long logBytes() {
+        return kv.logBytes();
+    }
+
     @Override
     public void close() {
         try {

@@ -163,6 +163,40 @@ public final class KvStore implements AutoCloseable {
     }
 
     /**
+     * Writes a consistent copy of the store into {@code dest}, a directory that must not exist or be empty,
+     * while writes go on (a backup; RocksDB's checkpoint). The copy opens with {@link #open} as a store of its
+     * own; it holds every write acknowledged before this call, whatever its durability, and of later writes
+     * at most a prefix, in order. Tables are immutable and hard-linked where the file system allows (a link
+     * shares the disk blocks: it costs no space until the store deletes its own name for the table); the log
+     * is copied. Everything is fsynced before this returns. Thread-safe; a close during the call may fail it.
+     *
+     * @throws StorageIOException if {@code dest} exists and is not empty (or is a file), or the copy fails;
+     *                            a copy cut short has no {@code CURRENT} file, so it never opens as a store
+     * @throws dev.lacuna.storage.DatabaseClosedException if the store is closed
+     */
+    public void checkpoint(java.nio.file.Path dest) {
+        store.checkpoint(dest);
+    }
+
+    /**
+     * Reads everything the store holds and checks it: every SSTable whole (each block against its checksum, the
+     * entries in order, the table against what the manifest says of it), the manifest's edits and the log's
+     * records. Runs beside reads and writes; it reads every byte, so it takes as long as reading the store.
+     *
+     * @return what it read, all intact
+     * @throws CorruptionException at the first damage found, naming the file and the byte offset
+     * @throws StorageIOException  if reading fails
+     */
+    public CheckReport verifyChecksums() {
+        return store.verifyChecksums();
+    }
+
+    /** Bytes the write-ahead log takes on disk now. */
+    public long logBytes() {
+        return store.logBytes();
+    }
+
+    /**
      * Stops the background threads (letting running jobs finish), makes the log durable, closes every
      * file and releases the directory. Writes not yet in tables stay in the log and are replayed by the
      * next open. Idempotent.

@@ -1,5 +1,6 @@
 package dev.lacuna.lsm;
 
+import dev.lacuna.kv.CheckReport;
 import dev.lacuna.kv.KvCursor;
 import dev.lacuna.kv.KvOptions;
 import dev.lacuna.kv.KvSnapshot;
@@ -460,6 +461,39 @@ public final class LsmStore implements AutoCloseable {
                 db.compactionBytesWritten.sum(), db.userBytes.sum(), db.droppedEntries.sum(),
                 db.droppedDeletions.sum(), db.stallNanos.sum() / 1_000_000, db.deletedFiles.sum(),
                 cache.hits(), cache.misses(), db.snapshots.count(), db.wal.stats());
+    }
+
+    /**
+     * Copies the store, as it is now, into {@code dest} (a new or empty directory) while writes go on: a
+     * consistent copy that opens as a store of the same kind and holds every write acknowledged before the call
+     * and a prefix of the writes after it (see {@code Checkpoint}). Tables are hard-linked where the file system
+     * allows, so a checkpoint on the same device costs little space; the log is copied.
+     *
+     * @return the last LSN the copy holds
+     * @throws StorageIOException if {@code dest} is not empty or a file, or copying fails (the partial copy
+     *                            has no {@code CURRENT}, so it never opens as a store)
+     * @throws dev.lacuna.storage.DatabaseClosedException if the store is closed
+     */
+    public long checkpoint(Path dest) {
+        Objects.requireNonNull(dest, "dest");
+        return Checkpoint.take(db, dest);
+    }
+
+    /**
+     * Reads every table the store holds, whole, and checks each block against its checksum and each table
+     * against the manifest; then the manifest's edits and the log's records (see {@code Verifier}). Runs beside
+     * reads and writes.
+     *
+     * @throws CorruptionException at the first damage, naming the file and the offset
+     */
+    public CheckReport verifyChecksums() {
+        return Verifier.verify(db);
+    }
+
+    /** Bytes the write-ahead log's segments take now. */
+    public long logBytes() {
+        db.checkOpen();
+        return db.wal.sizeBytes();
     }
 
     /**

@@ -286,6 +286,47 @@ final class VersionSet implements AutoCloseable {
         return v;
     }
 
+    /**
+     * What a checkpoint copies: the whole state as one edit, every live tree's version (referenced, so that no
+     * file the state names is deleted until the caller unrefs them), and the first LSN the log must hold for
+     * that state (where recovery starts replaying, or a log consumer's checkpoint needs it from, whichever is
+     * lower).
+     */
+    record Pinned(VersionEdit state, List<Version> versions, long logNeededFrom) {
+    }
+
+    /**
+     * Pins the state for a checkpoint ({@link Pinned}), calling {@code keepLogFrom} with the first LSN it needs
+     * while no edit can run: an edit that moves the log's start, and so the trim after it, comes after the call,
+     * so the caller can keep the log from there (a log checkpoint) before anything trims it.
+     */
+    synchronized Pinned pin(LongConsumer keepLogFrom) {
+        VersionEdit state = snapshot();
+        List<Version> versions = new ArrayList<>();
+        for (int t = 0; t < current.length; t++) {
+            if (!droppedTrees.get(t)) {
+                current[t].ref();
+                versions.add(current[t]);
+            }
+        }
+        long from = walStartLsn;
+        for (long checkpoint : checkpoints.values()) {
+            from = Math.min(from, checkpoint + 1);
+        }
+        keepLogFrom.accept(from);
+        return new Pinned(state, versions, from);
+    }
+
+    /**
+     * Reads the current manifest back from the disk, checking every edit against its checksum, while no edit
+     * can switch it; returns the number of edits.
+     *
+     * @throws CorruptionException if it is damaged
+     */
+    synchronized int verifyManifest() throws IOException {
+        return Manifest.readCurrent(vfs, dir).edits().size();
+    }
+
     /** The current version of {@code tree} without a reference; valid only while the caller holds this lock. */
     synchronized Version currentUnreferenced(int tree) {
         return current[tree];

@@ -11,7 +11,8 @@
  * {@link Visibility} decides when logged writes become visible (a {@code SYNC} one once its fsync returned).
  * {@link Recovery} opens the store and replays the log (layouts in FORMAT.md beside it), after
  * {@link OpenCheck} has checked the directory whole; {@link Keyspaces} creates, updates, flushes and drops
- * keyspaces.
+ * keyspaces. {@link Checkpoint} copies an open store into another directory (a backup) and {@link Verifier}
+ * reads everything it holds back against its checksums.
  *
  * <p>Internal: not exported. {@code dev.lacuna.kv.KvStore} is its public face; the item engine uses
  * {@code LsmStore} whole (keyspaces, {@link KvLogReader}s, checkpoints, unlogged writes of derived

@@ -83,6 +83,17 @@ public abstract class ForwardingVfs implements Vfs {
         return delegate.lock(lockFile);
     }
 
+    /**
+     * {@inheritDoc}
+     *
+     * <p>Forwarded, so that a wrapper keeps its delegate's hard links; a wrapper that must see the bytes
+     * (to inject faults in them) overrides it to copy through its own {@code create} and {@code openReadOnly}.
+     */
+    @Override
+    public void link(Path from, Path to) throws IOException {
+        delegate.link(from, to);
+    }
+
     /** A {@link VfsFile} that hands every call to another; override what changes. */
     public abstract static class File implements VfsFile {
         private final VfsFile delegate;

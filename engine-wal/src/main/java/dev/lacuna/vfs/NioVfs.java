@@ -136,6 +136,26 @@ public final class NioVfs implements Vfs {
         return new NioLock(channel, fileLock);
     }
 
+    /**
+     * {@inheritDoc}
+     *
+     * <p>A hard link ({@code Files.createLink}); where the file system refuses one (another device, no hard
+     * links, a permission), a copy.
+     */
+    @Override
+    public void link(Path from, Path to) throws IOException {
+        if (!Files.exists(from)) {
+            throw new java.nio.file.NoSuchFileException(from.toString());
+        }
+        try {
+            Files.createLink(to, from);
+        } catch (java.nio.file.FileAlreadyExistsException | java.nio.file.NoSuchFileException e) {
+            throw e; // the caller's mistake (or a race): copying would hit it too
+        } catch (IOException | UnsupportedOperationException e) {
+            VfsCopy.copy(this, from, to);
+        }
+    }
+
     private static IOException lockedException(Path lockFile) {
         return new IOException(lockFile + " is locked by another process or another open database");
     }

@@ -77,4 +77,21 @@ public interface Vfs {
      * @throws IOException with a message naming the file if the lock is held elsewhere
      */
     VfsLock lock(Path lockFile) throws IOException;
+
+    /**
+     * Makes {@code to}, which must not exist, a file with the content of {@code from}: a hard link where the
+     * file system allows, else a copy. For immutable files only (a table, a sealed log segment): a later write
+     * to {@code from} may or may not show in {@code to}. As with a new file, {@code to}'s content is durable
+     * only after {@link VfsFile#force()} on it and its name only after {@link #syncDirectory} on its directory.
+     *
+     * <p>Why it is here: a checkpoint (a backup of an open store) links the store's immutable files instead of
+     * copying them, which costs no space and no time, and only the file system knows whether it can. This
+     * default copies, through {@link #create} and {@link #openReadOnly}, so that every implementation has it.
+     *
+     * @throws java.nio.file.FileAlreadyExistsException if {@code to} exists
+     * @throws java.nio.file.NoSuchFileException        if {@code from} does not exist
+     */
+    default void link(Path from, Path to) throws IOException {
+        VfsCopy.copy(this, from, to);
+    }
 }

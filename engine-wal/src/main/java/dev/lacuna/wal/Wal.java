@@ -537,6 +537,70 @@ public final class Wal implements AutoCloseable {
     }
 
     /**
+     * Copies the log, from the segment holding {@code fromLsn} through the last record handed to the OS, into
+     * the directory {@code dest} (which exists and holds no segments): what a checkpoint of the store needs.
+     * Sealed segments never change, so they are linked ({@link Vfs#link}); the segment being written is copied
+     * up to the end of its last whole record, so the copy ends at a record boundary, as a clean close would
+     * leave it, never in a torn record. Every file is forced and {@code dest} synced before this returns.
+     * Call {@link #sync()} first for the copy to hold every record appended before; the caller keeps the
+     * segments from {@code fromLsn} on from being trimmed meanwhile (with a {@link #setCheckpoint}).
+     *
+     * @return the last LSN the copy holds ({@code fromLsn - 1} or more)
+     * @throws IllegalArgumentException if the log no longer holds {@code fromLsn}
+     * @throws IOException              if reading the log or writing the copy fails
+     */
+    public long copyTo(Path dest, long fromLsn) throws IOException {
+        Objects.requireNonNull(dest, "dest");
+        Visible upTo;
+        List<Long> numbers = new ArrayList<>();
+        writeLock.lock();
+        try {
+            checkOpen();
+            upTo = visible;
+            long first = segments.firstEntry().getValue();
+            if (fromLsn < first || fromLsn > nextLsn) {
+                throw new IllegalArgumentException("LSN " + fromLsn + " is outside the log, which holds "
+                        + first + " to " + (nextLsn - 1));
+            }
+            for (Map.Entry<Long, Long> e : segments.headMap(upTo.segment(), true).descendingMap().entrySet()) {
+                numbers.add(0, e.getKey());
+                if (e.getValue() <= fromLsn) {
+                    break; // the segment holding fromLsn: older ones are not needed
+                }
+            }
+        } finally {
+            writeLock.unlock();
+        }
+        for (long number : numbers) {
+            Path from = segmentPath(number);
+            Path to = dest.resolve(WalFormat.segmentName(number));
+            if (number < upTo.segment()) {
+                vfs.link(from, to); // sealed: complete and fsynced before its successor was created
+            } else {
+                copyPrefix(from, to, upTo.offset());
+            }
+            try (var copy = vfs.open(to)) {
+                copy.force();
+            }
+        }
+        vfs.syncDirectory(dest);
+        return upTo.lastLsn();
+    }
+
+    /** Creates {@code to} holding the first {@code length} bytes of {@code from}. */
+    private void copyPrefix(Path from, Path to, long length) throws IOException {
+        try (var source = vfs.openReadOnly(from); var target = vfs.create(to)) {
+            byte[] chunk = new byte[(int) Math.min(1 << 20, Math.max(1, length))];
+            for (long position = 0; position < length; ) {
+                int n = (int) Math.min(chunk.length, length - position);
+                source.readFully(position, chunk, 0, n);
+                target.write(position, chunk, 0, n);
+                position += n;
+            }
+        }
+    }
+
+    /**
      * The first LSN the log must keep for its segments to total at most {@code maxBytes}, counting from the
      * newest: the first LSN of the oldest segment that still fits. The segment being written always counts,
      * however large; {@link #firstLsn()} if the whole log fits. An owner that wants the log within a size
@@ -556,6 +620,21 @@ public final class Wal implements AutoCloseable {
                 keepFrom = e.getValue();
             }
             return keepFrom;
+        } finally {
+            writeLock.unlock();
+        }
+    }
+
+    /** Bytes the log's segments take now: the sealed ones and the one being written, as far as written. */
+    public long sizeBytes() {
+        writeLock.lock();
+        try {
+            checkOpen();
+            long total = current.end();
+            for (long number : segments.headMap(current.number(), false).keySet()) {
+                total += sealedBytes.getOrDefault(number, options.segmentSize());
+            }
+            return total;
         } finally {
             writeLock.unlock();
         }

@@ -79,6 +79,37 @@ abstract class VfsContractTest {
     }
 
     @Test
+    void shouldLinkAFileUnderASecondNameThatOutlivesTheFirst() throws IOException {
+        Path from = dir.resolve("000001.sst");
+        writeFile(from, "immutable table");
+        vfs.mkdirs(dir.resolve("copy"));
+        Path to = dir.resolve("copy").resolve("000001.sst");
+
+        vfs.link(from, to);
+        vfs.delete(from); // a store deletes its table after a compaction: the checkpoint's name keeps it
+
+        assertThat(contentOf(to)).isEqualTo("immutable table");
+        assertThat(vfs.list(dir.resolve("copy"))).containsExactly("000001.sst");
+        try (VfsFile file = vfs.open(to)) {
+            file.force();
+        }
+    }
+
+    @Test
+    void shouldRefuseToLinkOntoAnExistingFileOrFromAMissingOne() throws IOException {
+        Path from = dir.resolve("a.sst");
+        Path to = dir.resolve("b.sst");
+        writeFile(from, "a");
+        writeFile(to, "keep");
+
+        assertThatThrownBy(() -> vfs.link(from, to)).isInstanceOf(FileAlreadyExistsException.class);
+        assertThatThrownBy(() -> vfs.link(dir.resolve("missing.sst"), dir.resolve("c.sst")))
+                .isInstanceOf(NoSuchFileException.class);
+        assertThat(contentOf(to)).isEqualTo("keep");
+        assertThat(vfs.exists(dir.resolve("c.sst"))).isFalse();
+    }
+
+    @Test
     void shouldRefuseToCreateExistingFile() throws IOException {
         Path path = dir.resolve("a.log");
         writeFile(path, "keep");

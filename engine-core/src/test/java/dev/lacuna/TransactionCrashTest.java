@@ -25,6 +25,9 @@ import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 import org.junit.jupiter.api.MethodOrderer;
@@ -99,9 +102,12 @@ class TransactionCrashTest {
         }
         System.out.println("transaction crash cycles: " + cycles + ", torn transactions: " + torn
                 + ", lost acknowledged: " + lost);
+        System.out.println("transaction crash reads checked: " + readsChecked + ", visible then lost: " + seenLost);
         assertThat(problems).as("replay one cycle with -Dtxn.crash.seed=S -Dtxn.crash.cycles=1").isEmpty();
         assertThat(torn).isZero();
         assertThat(lost).isZero();
+        assertThat(seenLost).as("accounts recovered below a version a reader saw").isZero();
+        assertThat(readsChecked).as("reads checked").isPositive();
         // The run must have exercised what it claims to (only checked on runs long enough to be sure to).
         String[] names = {"transactions acknowledged before a crash", "doomed transactions", "flushes", "compactions",
             "manifest switches"};
@@ -175,6 +181,30 @@ class TransactionCrashTest {
                 writers.add(writer);
                 threads.add(new Thread(writer, "txn-crash-writer-" + w));
             }
+            // A reader beside the writers: every account version it saw before the clone came from a SYNC
+            // transaction, visible only once durable, so the recovered account must be at that version or later.
+            AtomicBoolean crashing = new AtomicBoolean();
+            AtomicLongArray seen = new AtomicLongArray(ACCOUNT_COUNT);
+            AtomicLong reads = new AtomicLong();
+            AtomicReference<Throwable> readerFailure = new AtomicReference<>();
+            threads.add(new Thread(() -> {
+                Random r = new Random(seed ^ 0x5EED);
+                try {
+                    start.await();
+                    while (!stop.get()) {
+                        int i = r.nextInt(ACCOUNT_COUNT);
+                        Optional<Item> item = db.table(ACCOUNTS).getItem(accountKey(i));
+                        if (item.isPresent() && !crashing.get()) { // counted only if read before the clone began
+                            seen.accumulateAndGet(i, number(item.get(), "ver"), Math::max);
+                            reads.incrementAndGet();
+                        }
+                    }
+                } catch (Throwable t) {
+                    readerFailure.set(t);
+                }
+            }, "txn-crash-reader"));
+            this.seen = seen;
+            this.reads = reads;
             threads.forEach(Thread::start);
             try {
                 start.countDown();
@@ -183,6 +213,7 @@ class TransactionCrashTest {
                 for (int w = 0; w < WRITERS; w++) {
                     ackedBeforeCrash[w] = writers.get(w).acked.get();
                 }
+                crashing.set(true);
                 crashed = vfs.crashClone(randomCrash ? random : null);
                 assertThat(reached).as("writers reached their acknowledgement target; failures: %s",
                         failures(writers)).isTrue();
@@ -194,6 +225,7 @@ class TransactionCrashTest {
                 }
             }
             assertThat(failures(writers)).isEmpty();
+            assertThat(readerFailure.get()).as("the reader ran without error").isNull();
             // Without a crash every committed transaction is there: this also checks the checker.
             int[] all = writers.stream().mapToInt(w -> w.committed.size()).toArray();
             Check live = verify(db, writers, all);
@@ -208,9 +240,24 @@ class TransactionCrashTest {
             totals[1] += writers.get(w).doomed;
         }
         try (Database db = Database.open(DIR, options(crashed))) {
-            return verify(db, writers, ackedBeforeCrash);
+            Check check = verify(db, writers, ackedBeforeCrash);
+            for (int i = 0; i < ACCOUNT_COUNT; i++) {
+                long recovered = number(db.table(ACCOUNTS).getItem(accountKey(i)).orElseThrow(), "ver");
+                if (recovered < seen.get(i)) {
+                    seenLost++;
+                }
+            }
+            readsChecked += reads.get();
+            return check;
         }
     }
+
+    /** The last cycle's reader: the highest version of each account it saw before the clone, and its reads. */
+    private AtomicLongArray seen;
+    private AtomicLong reads;
+    /** Over the cycles run by this test instance: reads checked, and accounts recovered below a version seen. */
+    private long readsChecked;
+    private long seenLost;
 
     /** One writer thread: transfers between two accounts plus ledger rows, some doomed by a failing check. */
     private static final class Writer implements Runnable {

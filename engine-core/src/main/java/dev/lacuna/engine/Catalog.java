@@ -193,15 +193,22 @@ final class Catalog implements AutoCloseable {
         return new LiveIndex(index, keyspace, m, context.readLock());
     }
 
-    /** An index whose backfill a crash interrupted is built again from scratch, in a fresh keyspace. */
+    /**
+     * An index whose backfill a crash interrupted (or that failed for good) is built again from scratch, in a
+     * fresh keyspace. The new keyspaces are made first and the table's descriptor names them before the old ones
+     * are dropped: a crash between any two of these edits leaves a keyspace nothing names (dropped with its
+     * checkpoint at the next open) and a descriptor that names only keyspaces that exist. Dropping first left a
+     * descriptor naming a dropped keyspace, and every later open failed on it.
+     */
     private TableSchema restartBackfills(TableSchema t) {
         if (t.indexRefs().stream().noneMatch(IndexRef::creating)) {
             return t;
         }
         List<IndexRef> refs = new ArrayList<>();
+        List<Integer> old = new ArrayList<>();
         for (IndexRef r : t.indexRefs()) {
             if (r.creating()) {
-                kv.dropKeyspaces(List.of(r.keyspace()), List.of(LiveIndex.checkpointName(r.keyspace())));
+                old.add(r.keyspace());
                 refs.add(new IndexRef(r.name(), createIndexKeyspace(t.spec(), t.spec().index(r.name())), true));
             } else {
                 refs.add(r);
@@ -209,6 +216,13 @@ final class Catalog implements AutoCloseable {
         }
         TableSchema restarted = new TableSchema(t.id(), t.spec(), t.createdAt(), refs, t.settings(), List.of());
         kv.updateKeyspace(t.id(), restarted.descriptor());
+        Set<Integer> existing = new HashSet<>();
+        kv.keyspaces().forEach(k -> existing.add(k.id()));
+        for (int keyspace : old) {
+            if (existing.contains(keyspace)) { // a store an earlier build left naming a dropped one: nothing to drop
+                kv.dropKeyspaces(List.of(keyspace), List.of(LiveIndex.checkpointName(keyspace)));
+            }
+        }
         return restarted;
     }
 

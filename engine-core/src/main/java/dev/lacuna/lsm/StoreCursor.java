@@ -1,6 +1,7 @@
 package dev.lacuna.lsm;
 
 import dev.lacuna.kv.KvCursor;
+import java.lang.ref.Reference;
 
 /**
  * A {@link KvCursor} over the store's user iterator. The {@link CursorReaper} frees the iterator's resources
@@ -17,27 +18,47 @@ final class StoreCursor implements KvCursor {
 
     @Override
     public boolean valid() {
-        return it.valid();
+        try {
+            return it.valid();
+        } finally {
+            Reference.reachabilityFence(this); // not collected (and reaped) while a call runs
+        }
     }
 
     @Override
     public byte[] key() {
-        return it.key();
+        try {
+            return it.key();
+        } finally {
+            Reference.reachabilityFence(this); // not collected (and reaped) while a call runs
+        }
     }
 
     @Override
     public byte[] value() {
-        return it.value();
+        try {
+            return it.value();
+        } finally {
+            Reference.reachabilityFence(this); // not collected (and reaped) while a call runs
+        }
     }
 
     @Override
     public void next() {
-        it.next();
+        try {
+            it.next();
+        } finally {
+            Reference.reachabilityFence(this);
+        }
     }
 
     @Override
     public long deadEntriesSkipped() {
-        return it.skipped();
+        try {
+            return it.skipped();
+        } finally {
+            Reference.reachabilityFence(this); // not collected (and reaped) while a call runs
+        }
     }
 
     /** Releases the files the cursor pins. Idempotent. */

@@ -163,6 +163,71 @@ class UpdaterFailureTest {
         }
     }
 
+    /**
+     * A power loss at any manifest edit of the open that rebuilds a failed index (restartBackfills: create the
+     * new keyspace, point the table's descriptor at it, drop the old one) leaves a store that opens. Found by an
+     * adversarial review: dropping first left a descriptor naming a dropped keyspace ("no keyspace 2" at every
+     * later open).
+     */
+    @Test
+    void shouldOpenAfterACrashDuringTheRebuildOfAFailedIndex() throws IOException {
+        MemVfs mem = new MemVfs();
+        AtomicBoolean armed = new AtomicBoolean();
+        AtomicBoolean capturing = new AtomicBoolean();
+        List<MemVfs> crashes = new ArrayList<>();
+        Vfs vfs = new ForwardingVfs(mem) {
+            @Override
+            protected VfsFile wrap(VfsFile file) {
+                return new File(file) {
+                    @Override
+                    public int read(ByteBuffer dst, long position) throws IOException {
+                        if (armed.get() && file.name().endsWith(".wal")
+                                && Thread.currentThread().getName().startsWith("lacuna-index-")) {
+                            throw new IllegalStateException("injected: a bug in the updater's read of the log");
+                        }
+                        return super.read(dst, position);
+                    }
+
+                    @Override
+                    public void force() throws IOException {
+                        super.force();
+                        if (capturing.get() && file.name().contains("MANIFEST")) {
+                            crashes.add(mem.crashClone());
+                        }
+                    }
+                };
+            }
+        };
+        TableSpec spec = TableSpec.builder("Tickets").partitionKey("pk", AttributeValue.Type.S)
+                .index(IndexSpec.global("ByQueue", KeyAttribute.s("queue"), null)).build();
+        try (Database db = Database.open(DIR, DatabaseOptions.builder().vfs(vfs).build())) {
+            db.createTable(spec);
+            for (int i = 0; i < 20; i++) {
+                db.putItem("Tickets", new PutItem(Item.builder().s("pk", "T" + i).s("queue", "Q" + i % 2).build()));
+            }
+            IndexChecker.awaitCatchUp(db, "Tickets", "ByQueue", WAIT);
+            armed.set(true);
+            db.putItem("Tickets", new PutItem(Item.builder().s("pk", "T20").s("queue", "Q0").build()));
+            IndexChecker.await(() -> db.describeTable("Tickets").index("ByQueue").status() == IndexStatus.FAILED,
+                    WAIT, "the updater failing");
+            armed.set(false);
+        }
+        capturing.set(true);
+        try (Database db = Database.open(DIR, DatabaseOptions.builder().vfs(vfs).build())) {
+            capturing.set(false);
+        }
+        assertThat(crashes).isNotEmpty();
+        for (int i = 0; i < crashes.size(); i++) {
+            MemVfs crashed = crashes.get(i);
+            try (Database db = Database.open(DIR, DatabaseOptions.builder().vfs(crashed).build())) {
+                IndexChecker.await(() -> db.describeTable("Tickets").index("ByQueue").status() == IndexStatus.ACTIVE,
+                        WAIT, "the index rebuilt after crash point " + i);
+            } catch (RuntimeException e) {
+                throw new AssertionError("crash point " + i + " of " + crashes.size() + ": the store does not open", e);
+            }
+        }
+    }
+
     /** The context of a GSI whose log cannot be read. */
     private static final class FailingLog implements IndexContext {
         private static final TableSpec TABLE = TableSpec.builder("Tickets").partitionKey("pk", AttributeValue.Type.S)

@@ -6,7 +6,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.lacuna.storage.Durability;
 import dev.lacuna.vfs.MemVfs;
 import dev.lacuna.wal.BrokenVfs.Breakage;
+import dev.lacuna.vfs.ForwardingVfs;
+import dev.lacuna.vfs.Vfs;
+import dev.lacuna.vfs.VfsFile;
+import java.io.IOException;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -16,7 +21,9 @@ import java.util.Random;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
@@ -28,7 +35,12 @@ import org.junit.jupiter.api.TestMethodOrder;
  * at a random moment the file system is cloned as a power loss would leave it (unsynced bytes dropped or
  * torn, unsynced directory changes possibly reverted), and the log is reopened on the clone. The
  * recovered log must be a gap-free prefix of what was appended and hold every record acknowledged before
- * the crash; a writer that fails before the crash fails the test. Cycles: {@code -Dwal.crash.cycles=N}
+ * the crash; a writer that fails before the crash fails the test. A reader tails the log beside the
+ * writers, as the index updater does: every record it read must be recovered with the same bytes (if
+ * recovered at all), and every record it read at or below {@link Wal#durableLsn()} — the log's claim, on
+ * which the store makes {@code SYNC} writes visible — must be recovered. Half the cycles crash while a group
+ * commit's fsync is held (blocked), once the reader has read what was appended: the moment at which a log
+ * that claimed durability too early would be caught. Cycles: {@code -Dwal.crash.cycles=N}
  * (default 1,000). {@link #shouldFailOnABrokenFileSystem} shows the check is not vacuous: short runs on
  * each {@link BrokenVfs.Breakage} must fail.
  */
@@ -56,12 +68,18 @@ class WalCrashTest {
         long baseSeed = Long.getLong("wal.crash.seed", 20261129L);
         long lost = 0;
         long recoveredRecords = 0;
+        long readsChecked = 0;
+        long seenLost = 0;
+        long readDifferently = 0;
         for (int cycle = 0; cycle < cycles; cycle++) {
             long seed = baseSeed + cycle;
             try {
                 CycleResult result = runCycle(seed, Breakage.NONE);
                 lost += result.lost;
                 recoveredRecords += result.recovered;
+                readsChecked += result.readsChecked;
+                seenLost += result.seenLost;
+                readDifferently += result.readDifferently;
             } catch (Throwable t) {
                 throw new AssertionError("crash cycle failed; replay with -Dwal.crash.seed=" + seed
                         + " -Dwal.crash.cycles=1", t);
@@ -69,7 +87,12 @@ class WalCrashTest {
         }
         System.out.println("wal crash cycles: " + cycles + ", lost acknowledged: " + lost);
         System.out.println("wal crash recovered records: " + recoveredRecords);
+        System.out.println("wal crash reads checked: " + readsChecked + ", visible then lost: " + seenLost
+                + ", read differently: " + readDifferently);
         assertThat(lost).isZero();
+        assertThat(seenLost).as("records read as durable and not recovered").isZero();
+        assertThat(readDifferently).as("records read with other bytes than recovered").isZero();
+        assertThat(readsChecked).as("reads checked").isPositive();
     }
 
     /**
@@ -90,8 +113,9 @@ class WalCrashTest {
                 long seed = 20261129L + cycle++;
                 try {
                     CycleResult result = runCycle(seed, breakage);
-                    if (result.lost() > 0) {
-                        outcome = result.lost() + " acknowledged records lost";
+                    if (result.lost() + result.seenLost() + result.readDifferently() > 0) {
+                        outcome = result.lost() + " acknowledged records lost, " + result.seenLost()
+                                + " read as durable and lost, " + result.readDifferently() + " read differently";
                     }
                 } catch (Throwable t) {
                     outcome = BrokenVfs.describe(t);
@@ -105,7 +129,77 @@ class WalCrashTest {
         assertThat(caught).as("%s", outcomes).isEqualTo(breakages.size());
     }
 
-    record CycleResult(long lost, long recovered) {
+    /** Waits up to {@code nanos} until the reader has read record {@code lsn}. */
+    private static void awaitRead(AtomicLong lastRead, long lsn, long nanos) throws InterruptedException {
+        long deadline = System.nanoTime() + nanos;
+        synchronized (lastRead) {
+            while (lastRead.get() < lsn) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    return;
+                }
+                TimeUnit.NANOSECONDS.timedWait(lastRead, left);
+            }
+        }
+    }
+
+    /**
+     * A file system on which, after {@link #hold()}, group commits' fsyncs block until {@link #release()}.
+     * Only those made by a leader in {@code Wal.syncTo} (outside the log's lock): a segment roll forces its new
+     * header under the lock, and holding that would stop the reader and the writers rather than a group.
+     */
+    private static final class HeldForce extends ForwardingVfs {
+        private static final StackWalker GROUP_COMMIT = StackWalker.getInstance(StackWalker.Option.RETAIN_CLASS_REFERENCE);
+        private final Semaphore entered = new Semaphore(0);
+        private volatile CountDownLatch gate;
+
+        HeldForce(Vfs inner) {
+            super(inner);
+        }
+
+        void hold() {
+            gate = new CountDownLatch(1);
+        }
+
+        boolean awaitHeld(long nanos) throws InterruptedException {
+            return entered.tryAcquire(nanos, TimeUnit.NANOSECONDS);
+        }
+
+        void release() {
+            CountDownLatch g = gate;
+            gate = null;
+            if (g != null) {
+                g.countDown();
+            }
+        }
+
+        @Override
+        protected VfsFile wrap(VfsFile f) {
+            return new ForwardingVfs.File(f) {
+                @Override
+                public void force() throws IOException {
+                    CountDownLatch g = gate;
+                    if (g != null && GROUP_COMMIT.walk(frames -> frames.anyMatch(
+                            fr -> fr.getDeclaringClass() == Wal.class && fr.getMethodName().equals("syncTo")))) {
+                        entered.release();
+                        try {
+                            g.await();
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                            throw new IOException("interrupted while held", e);
+                        }
+                    }
+                    super.force();
+                }
+            };
+        }
+    }
+
+    /**
+     * One cycle's counts: acknowledged records lost, records recovered, and of the tailing reader's records
+     * read before the crash: how many were compared, read as durable yet not recovered, read with other bytes.
+     */
+    record CycleResult(long lost, long recovered, long readsChecked, long seenLost, long readDifferently) {
     }
 
     private CycleResult runCycle(long seed, Breakage breakage) throws Exception {
@@ -117,7 +211,9 @@ class WalCrashTest {
                 .withSegmentSize(blockSize * (1L + random.nextInt(16)))
                 .withPreallocate(random.nextBoolean() ? 0 : blockSize * (1L + random.nextInt(8)));
         // The breakage's N: past the recovered-once log below, before the writers' target.
-        BrokenVfs vfs = new BrokenVfs(new MemVfs(), breakage, 40);
+        BrokenVfs broken = new BrokenVfs(new MemVfs(), breakage, 40);
+        HeldForce vfs = new HeldForce(broken);
+        boolean holdAtCrash = random.nextBoolean();
         if (random.nextInt(4) == 0) { // sometimes crash a log that was already recovered once
             try (Wal wal = Wal.open(vfs, DIR, options)) {
                 for (int i = 0; i < random.nextInt(20); i++) {
@@ -153,17 +249,56 @@ class WalCrashTest {
             writers.add(t);
             t.start();
         }
+        // The tailing reader: each record it read, and whether the log called it durable by then.
+        AtomicBoolean crashing = new AtomicBoolean();
+        AtomicLong lastRead = new AtomicLong(preexisting);
+        Map<Long, byte[]> read = new ConcurrentHashMap<>();
+        Map<Long, Boolean> readDurable = new ConcurrentHashMap<>();
+        WalReader tail = wal.reader(preexisting + 1);
+        Thread reader = new Thread(() -> {
+            try {
+                while (!stop.get()) {
+                    WalRecord r = tail.next(Duration.ofMillis(5));
+                    if (r == null) {
+                        continue;
+                    }
+                    boolean durable = r.lsn() <= wal.durableLsn(); // asked after the read: the claim covers it
+                    if (!crashing.get()) { // counted only if the clone had not begun
+                        read.put(r.lsn(), r.payload());
+                        readDurable.put(r.lsn(), durable);
+                    }
+                    synchronized (lastRead) {
+                        lastRead.set(r.lsn());
+                        lastRead.notifyAll();
+                    }
+                }
+            } catch (Throwable e) {
+                failure.compareAndSet(null, e);
+            }
+        }, "wal-crash-reader");
+        writers.add(reader);
+        reader.start();
         // Until the target or a writer's failure (a writer that died must not cost the whole timeout).
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         while (!enoughAcks.await(10, TimeUnit.MILLISECONDS) && failure.get() == null && System.nanoTime() < deadline) {
             // wait on
         }
+        if (holdAtCrash && failure.get() == null) {
+            long appended = wal.lastLsn(); // before the hold: a held leader may keep the log's lock from us
+            vfs.hold();
+            if (vfs.awaitHeld(TimeUnit.SECONDS.toNanos(5))) {
+                awaitRead(lastRead, appended, TimeUnit.SECONDS.toNanos(5));
+            }
+        }
         Map<Long, byte[]> ackedBeforeCrash = new HashMap<>(acknowledged); // copied before the crash begins
-        MemVfs crashed = vfs.crashClone(random.nextInt(8) == 0 ? null : random);
+        crashing.set(true);
+        MemVfs crashed = broken.crashClone(random.nextInt(8) == 0 ? null : random);
+        vfs.release();
         stop.set(true);
         for (Thread t : writers) {
             t.join();
         }
+        tail.close();
         try {
             wal.close();
         } catch (RuntimeException e) {
@@ -196,7 +331,19 @@ class WalCrashTest {
                     lost++;
                 }
             }
-            return new CycleResult(lost, records.size());
+            long seenLost = 0;
+            long readDifferently = 0;
+            for (Map.Entry<Long, byte[]> e : read.entrySet()) {
+                long lsn = e.getKey();
+                if (lsn <= records.size()) {
+                    if (!Arrays.equals(records.get((int) lsn - 1).payload(), e.getValue())) {
+                        readDifferently++;
+                    }
+                } else if (readDurable.get(lsn)) {
+                    seenLost++;
+                }
+            }
+            return new CycleResult(lost, records.size(), read.size(), seenLost, readDifferently);
         }
     }
 }

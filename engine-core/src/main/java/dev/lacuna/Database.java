@@ -55,7 +55,7 @@ public final class Database implements AutoCloseable {
      * @throws CorruptionException if stored data is damaged (file and offset named)
      * @throws StorageIOException  if the file system fails or another process has the database open
      * @throws dev.lacuna.storage.IncompatibleStoreException if the directory holds a byte-level {@code KvStore}
-     *         (or a store written by a newer Lacuna); nothing in it is changed
+     *         (or a store written by a newer Lacuna), or {@code dir} is a file; nothing in it is changed
      */
     public static Database open(Path dir, DatabaseOptions options) {
         return new Database(ItemEngine.open(dir, options));

@@ -1,7 +1,8 @@
 /**
  * Lacuna's engine: the item API ({@code dev.lacuna}), the byte-level store ({@code dev.lacuna.kv}) and the
  * SPI for index kinds ({@code dev.lacuna.index}). The item engine, the expression language, the codecs and
- * the LSM behind them are not exported.
+ * the LSM behind them are not exported; {@code dev.lacuna.inspect}, which reads single store files for tools, is
+ * exported to the fixtures' {@code lacuna} command only.
  */
 module dev.lacuna.core {
     requires transitive dev.lacuna.wal;
@@ -10,6 +11,8 @@ module dev.lacuna.core {
     exports dev.lacuna;
     exports dev.lacuna.kv;
     exports dev.lacuna.index;
+    // Reading single store files for the lacuna command's 'inspect' (ldb / sst_dump); internal, so to it only.
+    exports dev.lacuna.inspect to dev.lacuna.fixtures;
 
     uses dev.lacuna.index.IndexKind;
 }

@@ -25,6 +25,128 @@ public sealed interface AttributeValue {
     /** The type, with DynamoDB's names (as {@code attribute_type} takes them). */
     Type type();
 
+    /**
+     * The string of an {@code S} value.
+     *
+     * @throws AttributeTypeException if this is another type
+     */
+    default String asString() {
+        if (this instanceof S s) {
+            return s.value();
+        }
+        throw TypedAccess.mismatch(null, Type.S, this);
+    }
+
+    /**
+     * The number of an {@code N} value, exact.
+     *
+     * @throws AttributeTypeException if this is another type
+     */
+    default BigDecimal asNumber() {
+        if (this instanceof N n) {
+            return n.value();
+        }
+        throw TypedAccess.mismatch(null, Type.N, this);
+    }
+
+    /**
+     * The number of an {@code N} value as a {@code long}, if it is a whole number in the range of one.
+     *
+     * @throws AttributeTypeException if this is another type, or a number with a fraction or out of range
+     */
+    default long asLong() {
+        return TypedAccess.exactLong(null, this);
+    }
+
+    /**
+     * The value of a {@code BOOL}.
+     *
+     * @throws AttributeTypeException if this is another type
+     */
+    default boolean asBoolean() {
+        if (this instanceof Bool b) {
+            return b.value();
+        }
+        throw TypedAccess.mismatch(null, Type.BOOL, this);
+    }
+
+    /**
+     * A copy of the bytes of a {@code B} value.
+     *
+     * @throws AttributeTypeException if this is another type
+     */
+    default byte[] asBinary() {
+        if (this instanceof B b) {
+            return b.value();
+        }
+        throw TypedAccess.mismatch(null, Type.B, this);
+    }
+
+    /**
+     * The elements of an {@code L} value, in order; unmodifiable.
+     *
+     * @throws AttributeTypeException if this is another type
+     */
+    default List<AttributeValue> asList() {
+        if (this instanceof L l) {
+            return l.values();
+        }
+        throw TypedAccess.mismatch(null, Type.L, this);
+    }
+
+    /**
+     * The entries of an {@code M} value, in order; unmodifiable.
+     *
+     * @throws AttributeTypeException if this is another type
+     */
+    default Map<String, AttributeValue> asMap() {
+        if (this instanceof M m) {
+            return m.values();
+        }
+        throw TypedAccess.mismatch(null, Type.M, this);
+    }
+
+    /**
+     * The strings of an {@code SS} value; unmodifiable.
+     *
+     * @throws AttributeTypeException if this is another type
+     */
+    default Set<String> asStringSet() {
+        if (this instanceof SS ss) {
+            return ss.values();
+        }
+        throw TypedAccess.mismatch(null, Type.SS, this);
+    }
+
+    /**
+     * The numbers of an {@code NS} value; unmodifiable.
+     *
+     * @throws AttributeTypeException if this is another type
+     */
+    default Set<BigDecimal> asNumberSet() {
+        if (this instanceof NS ns) {
+            return ns.values();
+        }
+        throw TypedAccess.mismatch(null, Type.NS, this);
+    }
+
+    /**
+     * The binaries of a {@code BS} value, as read-only buffers; unmodifiable.
+     *
+     * @throws AttributeTypeException if this is another type
+     */
+    default Set<ByteBuffer> asBinarySet() {
+        if (this instanceof BS bs) {
+            return bs.values();
+        }
+        throw TypedAccess.mismatch(null, Type.BS, this);
+    }
+
+    /** Whether this is the {@code NULL} value. */
+    default boolean isNull() {
+        return this instanceof Null;
+    }
+
     /** The ten attribute types. */
     enum Type {
         /** String. */ S,

@@ -55,7 +55,7 @@ public final class Database implements AutoCloseable {
      * @throws CorruptionException if stored data is damaged (file and offset named)
      * @throws StorageIOException  if the file system fails or another process has the database open
      * @throws dev.lacuna.storage.IncompatibleStoreException if the directory holds a byte-level {@code KvStore}
-     *         (or a store written by a newer Lacuna); nothing in it is changed
+     *         (or a store written by a newer Lacuna), or {@code dir} is a file; nothing in it is changed
      */
     public static Database open(Path dir, DatabaseOptions options) {
         return new Database(ItemEngine.open(dir, options));
@@ -75,7 +75,11 @@ public final class Database implements AutoCloseable {
         return engine.describeTable(name);
     }
 
-    /** The names of all tables, sorted. */
+    /**
+     * The names of all tables, sorted.
+     *
+     * @throws DatabaseClosedException if the database is closed (as every call but {@link #close()} then does)
+     */
     public List<String> listTables() {
         return engine.listTables();
     }
@@ -206,6 +210,30 @@ public final class Database implements AutoCloseable {
     /** One page of the table's items (or of one segment of it), partition by partition. */
     public Page scan(String table, Scan request) {
         return engine.scan(table, request);
+    }
+
+    /**
+     * Every page of {@code request} on table {@code table}, each read when iteration reaches it (as the AWS
+     * SDK's {@code queryPaginator}): iterate the pages, or {@link PageIterable#items()} for every item, without
+     * a {@link Page#lastEvaluatedKey()} loop. Nothing is read until iteration starts; {@link PageRequest#limit}
+     * bounds each page. The request is copied (later changes to it do not apply) and never changed.
+     *
+     * @throws NullPointerException if an argument is null; the reads' own exceptions come from the iteration
+     */
+    public PageIterable queryPaginator(String table, Query request) {
+        Objects.requireNonNull(table, "table");
+        return PageIterable.of(Objects.requireNonNull(request, "request"), r -> query(table, r));
+    }
+
+    /**
+     * Every page of {@code request} on table {@code table}, each read when iteration reaches it (as the AWS
+     * SDK's {@code scanPaginator}); see {@link #queryPaginator}.
+     *
+     * @throws NullPointerException if an argument is null; the reads' own exceptions come from the iteration
+     */
+    public PageIterable scanPaginator(String table, Scan request) {
+        Objects.requireNonNull(table, "table");
+        return PageIterable.of(Objects.requireNonNull(request, "request"), r -> scan(table, r));
     }
 
     /**

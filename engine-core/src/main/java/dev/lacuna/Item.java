@@ -7,7 +7,9 @@ import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 import java.util.Collections;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * An item: attribute names mapped to {@link AttributeValue}s, in the order they were given. Immutable and
@@ -53,6 +55,124 @@ public final class Item {
     /** The value of attribute {@code name}, or null if the item does not have it. */
     public AttributeValue get(String name) {
         return attributes.get(name);
+    }
+
+    /**
+     * The string of attribute {@code name}, an {@code S}: no {@code instanceof} needed. Each typed getter below
+     * throws the same way when the attribute is not there or not of its type; check {@link #has} first for an
+     * optional attribute.
+     *
+     * @throws AttributeTypeException if the item has no attribute {@code name}, or it is not an {@code S}
+     */
+    public String getString(String name) {
+        return typed(name, AttributeValue.Type.S).asString();
+    }
+
+    /**
+     * The number of attribute {@code name}, an {@code N}, exact.
+     *
+     * @throws AttributeTypeException if the attribute is absent or not an {@code N}
+     */
+    public BigDecimal getNumber(String name) {
+        return typed(name, AttributeValue.Type.N).asNumber();
+    }
+
+    /**
+     * The number of attribute {@code name}, an {@code N}, as a {@code long}.
+     *
+     * @throws AttributeTypeException if the attribute is absent, not an {@code N}, or not a whole number in the
+     *                                range of a {@code long}
+     */
+    public long getLong(String name) {
+        return TypedAccess.exactLong(name, typed(name, AttributeValue.Type.N));
+    }
+
+    /**
+     * The value of attribute {@code name}, a {@code BOOL}.
+     *
+     * @throws AttributeTypeException if the attribute is absent or not a {@code BOOL}
+     */
+    public boolean getBoolean(String name) {
+        return typed(name, AttributeValue.Type.BOOL).asBoolean();
+    }
+
+    /**
+     * A copy of the bytes of attribute {@code name}, a {@code B}.
+     *
+     * @throws AttributeTypeException if the attribute is absent or not a {@code B}
+     */
+    public byte[] getBinary(String name) {
+        return typed(name, AttributeValue.Type.B).asBinary();
+    }
+
+    /**
+     * The elements of attribute {@code name}, an {@code L}; read each with {@link AttributeValue}'s {@code as}
+     * methods.
+     *
+     * @throws AttributeTypeException if the attribute is absent or not an {@code L}
+     */
+    public List<AttributeValue> getList(String name) {
+        return typed(name, AttributeValue.Type.L).asList();
+    }
+
+    /**
+     * The entries of attribute {@code name}, an {@code M}.
+     *
+     * @throws AttributeTypeException if the attribute is absent or not an {@code M}
+     */
+    public Map<String, AttributeValue> getMap(String name) {
+        return typed(name, AttributeValue.Type.M).asMap();
+    }
+
+    /**
+     * The strings of attribute {@code name}, an {@code SS}.
+     *
+     * @throws AttributeTypeException if the attribute is absent or not an {@code SS}
+     */
+    public Set<String> getStringSet(String name) {
+        return typed(name, AttributeValue.Type.SS).asStringSet();
+    }
+
+    /**
+     * The numbers of attribute {@code name}, an {@code NS}.
+     *
+     * @throws AttributeTypeException if the attribute is absent or not an {@code NS}
+     */
+    public Set<BigDecimal> getNumberSet(String name) {
+        return typed(name, AttributeValue.Type.NS).asNumberSet();
+    }
+
+    /**
+     * The binaries of attribute {@code name}, a {@code BS}, as read-only buffers.
+     *
+     * @throws AttributeTypeException if the attribute is absent or not a {@code BS}
+     */
+    public Set<ByteBuffer> getBinarySet(String name) {
+        return typed(name, AttributeValue.Type.BS).asBinarySet();
+    }
+
+    /**
+     * Whether attribute {@code name} is the {@code NULL} value.
+     *
+     * @throws AttributeTypeException if the item has no attribute {@code name}
+     */
+    public boolean isNull(String name) {
+        AttributeValue v = attributes.get(name);
+        if (v == null) {
+            throw TypedAccess.absent(name, AttributeValue.Type.NULL);
+        }
+        return v.isNull();
+    }
+
+    private AttributeValue typed(String name, AttributeValue.Type type) {
+        AttributeValue v = attributes.get(name);
+        if (v == null) {
+            throw TypedAccess.absent(name, type);
+        }
+        if (v.type() != type) {
+            throw TypedAccess.mismatch(name, type, v);
+        }
+        return v;
     }
 
     /** Whether the item has attribute {@code name}. */

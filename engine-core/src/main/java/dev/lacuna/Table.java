@@ -70,4 +70,20 @@ public final class Table {
     public Page scan(Scan request) {
         return db.scan(name, request);
     }
+
+    /**
+     * Every page of {@code request}, read lazily one at a time ({@link PageIterable}; its {@code items()} are
+     * every item): no {@code lastEvaluatedKey} loop. The request is copied; it is not changed.
+     */
+    public PageIterable queryPaginator(Query request) {
+        return db.queryPaginator(name, request);
+    }
+
+    /**
+     * Every page of {@code request}, read lazily one at a time ({@link PageIterable}; its {@code items()} are
+     * every item): no {@code lastEvaluatedKey} loop. The request is copied; it is not changed.
+     */
+    public PageIterable scanPaginator(Scan request) {
+        return db.scanPaginator(name, request);
+    }
 }

@@ -77,10 +77,12 @@ public final class ItemEngine implements AutoCloseable {
     }
 
     public TableDescription describeTable(String name) {
+        kv.checkOpen(); // the catalog is in memory: without this, it would answer after close
         return catalog.get(name).describe();
     }
 
     public List<String> listTables() {
+        kv.checkOpen();
         return catalog.names();
     }
 
@@ -105,6 +107,7 @@ public final class ItemEngine implements AutoCloseable {
     }
 
     public List<Tag> listTagsOfResource(String table) {
+        kv.checkOpen();
         return catalog.get(table).settings().tagList();
     }
 
@@ -113,6 +116,7 @@ public final class ItemEngine implements AutoCloseable {
     }
 
     public TimeToLiveDescription describeTimeToLive(String table) {
+        kv.checkOpen();
         return catalog.get(table).settings().timeToLive();
     }
 
@@ -123,6 +127,7 @@ public final class ItemEngine implements AutoCloseable {
 
     /** Throws {@link dev.lacuna.ResourceNotFoundException} unless table {@code name} exists. */
     public void requireTable(String name) {
+        kv.checkOpen();
         catalog.get(name);
     }
 

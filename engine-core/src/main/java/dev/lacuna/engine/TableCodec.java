@@ -23,7 +23,7 @@ import java.util.TreeMap;
  * live, tags). Layout in {@code FORMAT.md} beside this class ("Keyspace descriptor", version {@value #VERSION});
  * versions 1 and 2 are still read (a table without time to live or tags).
  */
-final class TableCodec {
+public final class TableCodec {
     static final int VERSION = 3;
     static final int KIND_INDEX = 3;
     static final int KIND_TABLE = 1;
@@ -103,6 +103,48 @@ final class TableCodec {
         }
         out.writeByte(1 + key.type().ordinal());
         out.writeUTF(key.name());
+    }
+
+    /**
+     * What the descriptor of keyspace {@code id} says, in one line, for tools ({@code lacuna inspect manifest}):
+     * {@code table Tickets (pk S, 4 partitions; index GSI1 global in keyspace 3; ttl expiresAt; 2 tags)},
+     * {@code index GSI1 of Tickets}, {@code idempotency tokens}.
+     *
+     * @throws CorruptionException if the bytes are not a descriptor this version reads
+     */
+    public static String describe(int id, byte[] bytes) {
+        Descriptor d = decode(id, bytes);
+        if (d.kind() == KIND_TOKENS) {
+            return "idempotency tokens";
+        }
+        if (d.kind() == KIND_INDEX) {
+            try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(bytes, 2, bytes.length - 2))) {
+                String table = in.readUTF();
+                return "index " + in.readUTF() + " of " + table;
+            } catch (IOException e) {
+                throw corrupt(id, "malformed descriptor: " + e); // decode read the same bytes: cannot happen
+            }
+        }
+        TableSchema t = d.table();
+        TableSpec spec = t.spec();
+        StringBuilder s = new StringBuilder("table ").append(spec.name()).append(" (")
+                .append(spec.partitionKey().name()).append(' ').append(spec.partitionKey().type());
+        if (spec.sortKey() != null) {
+            s.append(", ").append(spec.sortKey().name()).append(' ').append(spec.sortKey().type());
+        }
+        s.append("; ").append(spec.partitions()).append(" partitions");
+        for (IndexRef ref : t.indexRefs()) {
+            s.append("; index ").append(ref.name()).append(' ')
+                    .append(spec.index(ref.name()).kind().name().toLowerCase(java.util.Locale.ROOT))
+                    .append(" in keyspace ").append(ref.keyspace()).append(ref.creating() ? " (being built)" : "");
+        }
+        if (t.settings().ttlAttribute() != null) {
+            s.append("; time to live ").append(t.settings().ttlAttribute());
+        }
+        if (!t.settings().tags().isEmpty()) {
+            s.append("; ").append(t.settings().tags().size()).append(" tags");
+        }
+        return s.append(')').toString();
     }
 
     /**

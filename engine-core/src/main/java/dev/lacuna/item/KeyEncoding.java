@@ -7,6 +7,8 @@ import dev.lacuna.Key;
 import dev.lacuna.ValidationException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * Order-preserving encoding of primary keys into the byte strings the LSM tree sorts (layout in
@@ -177,6 +179,27 @@ public final class KeyEncoding {
         readTableId(in);
         readValue(in);
         return in.position();
+    }
+
+    /**
+     * Decodes {@code key} without its schema, as its type bytes allow (FORMAT.md: "tools can print keys"): the
+     * table (or index keyspace) id and every component, whatever their number — a table's key has one or two, an
+     * index entry's up to four. For tools; {@link #decodeKey} is what reads a key of a known table.
+     *
+     * @throws CorruptionException if {@code key} is not a table id followed by well-formed components
+     */
+    public static Components decodeComponents(byte[] key) {
+        ByteIn in = new ByteIn(key, 0, key.length, UNKNOWN_FILE, 0);
+        int tableId = readTableId(in);
+        List<AttributeValue> components = new ArrayList<>();
+        while (!in.atEnd()) {
+            components.add(readValue(in));
+        }
+        return new Components(tableId, List.copyOf(components));
+    }
+
+    /** A key read without its schema ({@link #decodeComponents}): its table or keyspace id and its values. */
+    public record Components(int tableId, List<AttributeValue> values) {
     }
 
     /**

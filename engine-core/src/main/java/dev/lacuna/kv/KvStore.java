@@ -32,9 +32,9 @@ public final class KvStore implements AutoCloseable {
      *
      * @throws CorruptionException  if stored data is damaged (file and offset named)
      * @throws StorageIOException   if the file system fails or another process has the store open
-     * @throws dev.lacuna.storage.IncompatibleStoreException if the directory holds an item {@code Database}
-     *         (or a store written by a newer Lacuna); nothing in it is changed
-     * @throws IllegalArgumentException if the store was created with another partition count
+     * @throws dev.lacuna.storage.IncompatibleStoreException if the directory holds an item {@code Database}, a
+     *         store written by a newer Lacuna, or one created with another partition count; nothing in it is
+     *         changed
      */
     public static KvStore open(Path dir, KvOptions options) {
         return new KvStore(LsmStore.open(dir, options));

@@ -14,7 +14,7 @@ import java.util.List;
  * and 3 (log-only). Decoding refuses an unknown type or kind, lengths past the end and bytes left over.
  * See this package's FORMAT.md ("Log record: key/value batch").
  */
-final class BatchCodec {
+public final class BatchCodec {
     static final int TYPE_KV_BATCH = 1;
 
     private BatchCodec() {
@@ -38,8 +38,9 @@ final class BatchCodec {
      * Decodes a log record's payload.
      *
      * @param where names the record (log file or LSN) for errors
+     * @throws CorruptionException naming {@code where} and the position in the payload if it is not a batch
      */
-    static List<WriteBatch.Op> decode(byte[] b, String where) {
+    public static List<WriteBatch.Op> decode(byte[] b, String where) {
         if (b.length == 0 || b[0] != TYPE_KV_BATCH) {
             throw new CorruptionException(where, 0, "log record is not a key/value batch");
         }

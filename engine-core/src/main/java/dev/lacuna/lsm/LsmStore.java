@@ -70,7 +70,7 @@ public final class LsmStore implements AutoCloseable {
      * @throws CorruptionException  if stored data is damaged (file and offset named)
      * @throws StorageIOException   if the file system fails or another process has the store open
      * @throws dev.lacuna.storage.IncompatibleStoreException if another owner's store, or a newer format
-     * @throws IllegalArgumentException if the store was created with another partition count
+     * @throws dev.lacuna.storage.IncompatibleStoreException if the store was created with another partition count
      */
     public static LsmStore open(Path dir, KvOptions options, String owner) {
         Objects.requireNonNull(dir, "dir");
@@ -488,6 +488,14 @@ public final class LsmStore implements AutoCloseable {
      */
     public CheckReport verifyChecksums() {
         return Verifier.verify(db);
+    }
+
+    /**
+     * Throws {@link dev.lacuna.storage.DatabaseClosedException} if the store is closed: for a layer above whose
+     * own calls (its catalog, in memory) would otherwise go on answering after {@link #close()}.
+     */
+    public void checkOpen() {
+        db.checkOpen();
     }
 
     /** Bytes the write-ahead log's segments take now. */

@@ -4,6 +4,7 @@ import dev.lacuna.kv.KvOptions;
 import dev.lacuna.kv.WriteBatch;
 import dev.lacuna.sstable.BlockCache;
 import dev.lacuna.storage.CorruptionException;
+import dev.lacuna.storage.IncompatibleStoreException;
 import dev.lacuna.storage.StorageIOException;
 import dev.lacuna.vfs.VfsLock;
 import dev.lacuna.wal.Wal;
@@ -41,7 +42,7 @@ final class Recovery {
         VfsLock lock = null;
         Db db = null;
         try {
-            options.vfs().mkdirs(dir);
+            makeDirectory(options.vfs(), dir);
             lock = options.vfs().lock(dir.resolve(LOCK_FILE));
             db = new Db(options, dir, new SstableCache(options.vfs(), dir, new BlockCache(options.blockCacheBytes()),
                     options.maxOpenFiles()));
@@ -74,6 +75,19 @@ final class Recovery {
         } catch (RuntimeException e) {
             abandon(db, lock, e);
             throw e;
+        }
+    }
+
+    /**
+     * Creates {@code dir} if needed; a file in its place (or in a parent's) is the caller's mistake, said as such
+     * rather than as a failing file system.
+     */
+    private static void makeDirectory(dev.lacuna.vfs.Vfs vfs, Path dir) throws IOException {
+        try {
+            vfs.mkdirs(dir);
+        } catch (java.nio.file.FileAlreadyExistsException e) {
+            throw new IncompatibleStoreException("cannot open a store in " + dir + ": " + e.getFile()
+                    + " is a file, not a directory");
         }
     }
 

@@ -131,8 +131,9 @@ final class VersionSet implements AutoCloseable {
                 throw new CorruptionException(read.file(), read.offsets().get(0), "manifest snapshot has no tree count");
             }
             if (stored != treeCount) {
-                throw new IllegalArgumentException("the store in " + dir + " was created with " + stored
-                        + " partitions; it cannot be opened with " + treeCount);
+                throw new IncompatibleStoreException("the store in " + dir + " was created with " + stored
+                        + " partitions; it cannot be opened with " + treeCount + " (KvOptions.partitions is fixed"
+                        + " when a store is created)");
             }
             set = new VersionSet(vfs, dir, treeCount, maxManifestBytes, obsoleteFile);
             for (int i = 0; i < edits.size(); i++) {

@@ -126,7 +126,13 @@ public final class Manifest implements AutoCloseable {
         return read(f).edits();
     }
 
-    private static Contents read(VfsFile f) throws IOException {
+    /**
+     * Reads every edit of manifest file {@code f} as an open would ({@link #readEdits}: a torn last edit is
+     * ignored and its offset reported in {@link Contents#tornAt()}), with each edit's offset: for tools.
+     *
+     * @throws CorruptionException naming the file and offset if the manifest is damaged
+     */
+    public static Contents read(VfsFile f) throws IOException {
         long size = f.size();
         if (size < HEADER_SIZE) {
             throw new CorruptionException(f.name(), 0, "manifest shorter than its header");

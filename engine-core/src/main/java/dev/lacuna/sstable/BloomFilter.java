@@ -50,6 +50,16 @@ final class BloomFilter {
         return new BloomFilter(data, length - 1, probes);
     }
 
+    /** The filter's bits (m). */
+    long bitCount() {
+        return bitCount;
+    }
+
+    /** The probes per string (k). */
+    int probes() {
+        return probes;
+    }
+
     /** Whether {@code key[offset..offset+length)} may have been added; false means it certainly was not. */
     boolean mayContain(byte[] key, int offset, int length) {
         int h = hash(key, offset, length);

@@ -113,6 +113,16 @@ public final class SstableReader implements AutoCloseable {
         return fileNumber;
     }
 
+    /** The bloom filter's size in bits (m), or 0 if the table has none: for tools. */
+    public long filterBits() {
+        return filter == null ? 0 : filter.bitCount();
+    }
+
+    /** The bloom filter's probes per key (k), or 0 if the table has none: for tools. */
+    public int filterProbes() {
+        return filter == null ? 0 : filter.probes();
+    }
+
     /** The table's properties, as recorded when it was written. */
     public SstableProperties properties() {
         return properties;

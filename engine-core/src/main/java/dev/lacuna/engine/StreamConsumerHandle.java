@@ -107,6 +107,9 @@ final class StreamConsumerHandle implements StreamConsumer {
 
     private KvLogReader reader() {
         if (reader == null) {
+            // Retention may have moved the checkpoint past records that held no write of this table (nothing
+            // lost, so not marked trimmed), and the log may no longer hold them: go on from there.
+            position = Math.max(position, Math.min(checkpoint(), streams.kv.lastSequence()));
             try {
                 reader = streams.kv.logReader(position + 1);
             } catch (IllegalArgumentException e) {

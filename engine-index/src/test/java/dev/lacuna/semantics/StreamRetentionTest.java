@@ -56,6 +56,9 @@ class StreamRetentionTest {
         try (Database db = open(vfs)) {
             db.createTable(TableSpec.builder(TABLE).partitionKey("pk", AttributeValue.Type.S)
                     .streamSpecification(StreamSpecification.enabled(StreamViewType.KEYS_ONLY)).build());
+            db.createTable(TableSpec.builder("Quiet").partitionKey("pk", AttributeValue.Type.S)
+                    .streamSpecification(StreamSpecification.enabled(StreamViewType.NEW_IMAGE)).build());
+            StreamConsumer idle = db.streamConsumer("Quiet", "idle"); // its table is not written: it loses nothing
             Table t = db.table(TABLE);
             StreamConsumer stalled = t.streamConsumer("stalled");
             StreamConsumer active = t.streamConsumer("active");
@@ -85,6 +88,11 @@ class StreamRetentionTest {
             // The consumer that kept up loses nothing.
             assertThat(drainAndCommit(active)).extracting(r -> r.keys().get("pk"))
                     .containsExactlyElementsOf(range(200, 210));
+            // Retention moved the idle consumer past other tables' records only: not trimmed, it goes on.
+            assertThat(idle.poll(10).records()).isEmpty();
+            db.table("Quiet").putItem(Item.builder().s("pk", "q").build());
+            assertThat(idle.poll(10).records()).extracting(r -> r.keys().get("pk")).containsExactly(AttributeValue.s("q"));
+            idle.close();
             stalled.close();
             active.close();
         }

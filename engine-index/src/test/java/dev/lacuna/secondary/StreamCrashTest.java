@@ -68,7 +68,7 @@ class StreamCrashTest {
     /** Items per writer that its plain steps cycle through (a transaction also writes its item "T"). */
     private static final int ITEMS = 5;
     private static final int LINEAGE = 25;
-    private static final int MAX_ACKS = 60;
+    private static final int MAX_ACKS = 30;
     private static final String[] CONSUMERS = {"runner", "poller"};
 
     /** Whether writer step {@code n} is a transaction (two items, one log record). */
@@ -451,7 +451,7 @@ class StreamCrashTest {
             processor = runner.start(records -> {
                 world.holding(0);
                 world.record(models[0], records, where);
-            }, 1 + (int) (Math.abs(where.hashCode()) % 16));
+            }, 1 + Math.abs(where.hashCode() % 16));
             poller = db.streamConsumer(TABLE, CONSUMERS[1]);
             pollThread = new Thread(() -> {
                 try {

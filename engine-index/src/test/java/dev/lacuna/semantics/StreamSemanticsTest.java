@@ -352,7 +352,7 @@ class StreamSemanticsTest {
                     t.putItem(ticket("A", "S" + i));
                 }
                 assertThat(all.await(30, TimeUnit.SECONDS)).isTrue();
-                p.close();
+                p.close(); // before the try's own close: what follows checks a stopped processor
                 assertThat(p.running()).isFalse();
                 assertThat(p.failure()).isNull();
                 assertThat(p.delivered()).isEqualTo(50);

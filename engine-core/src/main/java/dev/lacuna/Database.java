@@ -85,8 +85,11 @@ public final class Database implements AutoCloseable {
     }
 
     /**
-     * Changes a table's index specifications (its key schema and partitions are fixed). Local indexes can
-     * only be defined at creation.
+     * Changes a table's index specifications (its key schema and partitions are fixed) and, if the spec has a
+     * {@link TableSpec#streamSpecification()}, enables or disables its change stream (DynamoDB's rules: enabling
+     * a stream that is enabled, or disabling one that is not, is a {@link ValidationException}; to change the
+     * view type, disable the stream and enable it again — a new stream, with a new label, and the old stream's
+     * consumers are deleted with it). Local indexes can only be defined at creation.
      */
     public TableDescription updateTable(TableSpec spec) {
         return engine.updateTable(spec);
@@ -159,6 +162,37 @@ public final class Database implements AutoCloseable {
      */
     public TimeToLiveDescription describeTimeToLive(String table) {
         return engine.describeTimeToLive(table);
+    }
+
+    /**
+     * Opens the durable consumer {@code consumerName} of table {@code table}'s change stream, creating it if it
+     * does not exist (then it starts at the oldest record the stream holds, DynamoDB's {@code TRIM_HORIZON}).
+     * Its checkpoint is kept in the database: opened again, also after a crash, it resumes after its last commit.
+     *
+     * <pre>{@code
+     * try (StreamConsumer pager = db.streamConsumer("Tickets", "pager");
+     *      StreamProcessor p = pager.start(records -> records.forEach(r -> notify(r)), 100)) {
+     *     ...   // p calls the handler in order on its own thread, and commits after each batch
+     * }
+     * }</pre>
+     *
+     * @param consumerName 1 to 255 characters of {@code [a-zA-Z0-9_.-]}
+     * @throws ResourceNotFoundException if there is no such table, or it has no enabled stream
+     * @throws ResourceInUseException    if a handle on this consumer is open
+     * @throws ValidationException       if the name is not valid
+     */
+    public StreamConsumer streamConsumer(String table, String consumerName) {
+        return engine.streamConsumer(table, consumerName);
+    }
+
+    /**
+     * Deletes consumer {@code consumerName} of table {@code table}'s stream: its checkpoint no longer keeps the log.
+     *
+     * @throws ResourceNotFoundException if there is no such table, stream or consumer
+     * @throws ResourceInUseException    if a handle on it is open
+     */
+    public void deleteStreamConsumer(String table, String consumerName) {
+        engine.deleteStreamConsumer(table, consumerName);
     }
 
     /** A handle on the table named {@code name} for item operations. */
@@ -294,7 +328,11 @@ public final class Database implements AutoCloseable {
         return engine.storageStats();
     }
 
-    /** Writes every memtable to tables and waits until that is done (the log is then trimmed). */
+    /**
+     * Writes every memtable to tables and waits until that is done (the log is then trimmed). Change streams'
+     * retention is applied first ({@link DatabaseOptions#streamRetention()}), so that the trim also drops what
+     * the streams no longer keep.
+     */
     public void flush() {
         engine.flush();
     }

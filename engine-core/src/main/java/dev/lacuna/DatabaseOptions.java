@@ -23,11 +23,17 @@ import java.util.Objects;
  * @param timeToLiveSweepInterval how long the time-to-live sweeper rests between passes over the tables with
  *                   time to live enabled (one minute by default); an expired item is deleted within about this
  *                   long plus the time of a pass
+ * @param streamRetention how long change streams keep a record (24 hours by default, as DynamoDB), measured by
+ *                   {@code clock} from the record's write time: a stream consumer further behind than this loses
+ *                   the older records (it is told so: {@link TrimmedDataAccessException}), and the log is trimmed.
+ *                   Enforced by the background thread after each time-to-live pass and by {@link Database#flush()}
  */
 public record DatabaseOptions(Vfs vfs, Durability durability, Clock clock, KvOptions storage,
-                              boolean returnExpiredItems, Duration timeToLiveSweepInterval) {
+                              boolean returnExpiredItems, Duration timeToLiveSweepInterval, Duration streamRetention) {
     /** How long the sweeper rests between passes, unless set. */
     public static final Duration DEFAULT_SWEEP_INTERVAL = Duration.ofMinutes(1);
+    /** How long a change stream keeps records, unless set: DynamoDB's 24 hours. */
+    public static final Duration DEFAULT_STREAM_RETENTION = Duration.ofHours(24);
 
     /** Checks every setting. */
     public DatabaseOptions {
@@ -39,6 +45,16 @@ public record DatabaseOptions(Vfs vfs, Durability durability, Clock clock, KvOpt
         if (timeToLiveSweepInterval.isNegative() || timeToLiveSweepInterval.isZero()) {
             throw new IllegalArgumentException("timeToLiveSweepInterval must be positive: " + timeToLiveSweepInterval);
         }
+        Objects.requireNonNull(streamRetention, "streamRetention");
+        if (streamRetention.isNegative() || streamRetention.isZero()) {
+            throw new IllegalArgumentException("streamRetention must be positive: " + streamRetention);
+        }
+    }
+
+    /** The settings before streams existed: records kept 24 hours. */
+    public DatabaseOptions(Vfs vfs, Durability durability, Clock clock, KvOptions storage, boolean returnExpiredItems,
+                           Duration timeToLiveSweepInterval) {
+        this(vfs, durability, clock, storage, returnExpiredItems, timeToLiveSweepInterval, DEFAULT_STREAM_RETENTION);
     }
 
     /** The settings before time to live existed: reads hide expired items, the sweeper rests a minute. */
@@ -64,6 +80,7 @@ public record DatabaseOptions(Vfs vfs, Durability durability, Clock clock, KvOpt
         private KvOptions storage = KvOptions.builder().build();
         private boolean returnExpiredItems;
         private Duration timeToLiveSweepInterval = DEFAULT_SWEEP_INTERVAL;
+        private Duration streamRetention = DEFAULT_STREAM_RETENTION;
 
         private Builder() {
         }
@@ -81,9 +98,13 @@ public record DatabaseOptions(Vfs vfs, Durability durability, Clock clock, KvOpt
         /** Sets {@link DatabaseOptions#timeToLiveSweepInterval()}. */
         public Builder timeToLiveSweepInterval(Duration d) { timeToLiveSweepInterval = d; return this; }
 
+        /** Sets {@link DatabaseOptions#streamRetention()}. */
+        public Builder streamRetention(Duration d) { streamRetention = d; return this; }
+
         /** Validates and builds. */
         public DatabaseOptions build() {
-            return new DatabaseOptions(vfs, durability, clock, storage, returnExpiredItems, timeToLiveSweepInterval);
+            return new DatabaseOptions(vfs, durability, clock, storage, returnExpiredItems, timeToLiveSweepInterval,
+                    streamRetention);
         }
     }
 }

@@ -26,6 +26,11 @@ public final class Table {
         return db.describeTable(name);
     }
 
+    /** See {@link Database#streamConsumer}. */
+    public StreamConsumer streamConsumer(String consumerName) {
+        return db.streamConsumer(name, consumerName);
+    }
+
     /** See {@link Database#getItem}. */
     public Optional<Item> getItem(GetItem request) {
         return db.getItem(name, request);

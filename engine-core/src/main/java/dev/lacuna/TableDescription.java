@@ -12,13 +12,28 @@ import java.util.List;
  * @param createdAt when it was created
  * @param indexes   the state of each secondary index (status, backfill progress, what it has applied)
  * @param timeToLive whether the table's items expire, and by which attribute (as {@link Database#describeTimeToLive})
+ * @param streamSpecification whether the table has a change stream now, and its view type
+ * @param latestStreamLabel   the label of the table's latest stream (its creation time by the database's clock,
+ *                            {@code yyyy-MM-dd'T'HH:mm:ss.SSS} in UTC, as DynamoDB's), or null if it never had one;
+ *                            kept after the stream is disabled, as DynamoDB does
+ * @param latestStreamArn     the latest stream's ARN-like id,
+ *                            {@code arn:lacuna:dynamodb:local:table/NAME/stream/LABEL}, or null
  */
 public record TableDescription(TableSpec spec, int id, String status, Instant createdAt,
-                               List<IndexDescription> indexes, TimeToLiveDescription timeToLive) {
+                               List<IndexDescription> indexes, TimeToLiveDescription timeToLive,
+                               StreamSpecification streamSpecification, String latestStreamLabel,
+                               String latestStreamArn) {
     /** Copies the list. */
     public TableDescription {
         indexes = List.copyOf(indexes);
         java.util.Objects.requireNonNull(timeToLive, "timeToLive");
+        java.util.Objects.requireNonNull(streamSpecification, "streamSpecification");
+    }
+
+    /** A description of a table without a stream (the form before streams existed). */
+    public TableDescription(TableSpec spec, int id, String status, Instant createdAt, List<IndexDescription> indexes,
+                            TimeToLiveDescription timeToLive) {
+        this(spec, id, status, createdAt, indexes, timeToLive, StreamSpecification.DISABLED, null, null);
     }
 
     /** A description of a table whose time to live is disabled (the form before time to live existed). */

@@ -16,9 +16,13 @@ import java.util.regex.Pattern;
  * @param sortKey      the sort key attribute, or null
  * @param partitions   hash partitions, a power of two from 1 to 1024 (fixed at creation); a Query reads one
  * @param indexes      secondary indexes (at most 20 global and 5 local, distinct names)
+ * @param streamSpecification the table's change stream: at creation, null means none; in
+ *                     {@link Database#updateTable}, null leaves the stream as it is, and a specification enables
+ *                     or disables it (as DynamoDB's {@code StreamSpecification}). {@link Database#describeTable}
+ *                     reports the stream in {@link TableDescription#streamSpecification()}, not here.
  */
 public record TableSpec(String name, KeyAttribute partitionKey, KeyAttribute sortKey, int partitions,
-                        List<IndexSpec> indexes) {
+                        List<IndexSpec> indexes, StreamSpecification streamSpecification) {
     private static final Pattern NAME = Pattern.compile("[a-zA-Z0-9_.-]{3,255}");
     /** Partitions of a table whose spec does not name a number. */
     public static final int DEFAULT_PARTITIONS = 4;
@@ -85,6 +89,17 @@ public record TableSpec(String name, KeyAttribute partitionKey, KeyAttribute sor
         indexes = List.copyOf(checked);
     }
 
+    /** A spec without a stream specification (see {@link #streamSpecification()}). */
+    public TableSpec(String name, KeyAttribute partitionKey, KeyAttribute sortKey, int partitions,
+                     List<IndexSpec> indexes) {
+        this(name, partitionKey, sortKey, partitions, indexes, null);
+    }
+
+    /** The same spec with {@code stream} as its stream specification. */
+    public TableSpec withStreamSpecification(StreamSpecification stream) {
+        return new TableSpec(name, partitionKey, sortKey, partitions, indexes, stream);
+    }
+
     /** A builder for a table named {@code name}. */
     public static Builder builder(String name) {
         return new Builder(name);
@@ -107,6 +122,7 @@ public record TableSpec(String name, KeyAttribute partitionKey, KeyAttribute sor
         private KeyAttribute sortKey;
         private int partitions = DEFAULT_PARTITIONS;
         private final List<IndexSpec> indexes = new ArrayList<>();
+        private StreamSpecification stream;
 
         private Builder(String name) {
             this.name = name;
@@ -136,9 +152,15 @@ public record TableSpec(String name, KeyAttribute partitionKey, KeyAttribute sor
             return this;
         }
 
+        /** Sets the table's change stream ({@link TableSpec#streamSpecification()}). */
+        public Builder streamSpecification(StreamSpecification s) {
+            stream = s;
+            return this;
+        }
+
         /** Validates and builds. */
         public TableSpec build() {
-            return new TableSpec(name, partitionKey, sortKey, partitions, indexes);
+            return new TableSpec(name, partitionKey, sortKey, partitions, indexes, stream);
         }
     }
 }

@@ -4,6 +4,7 @@ import dev.lacuna.IndexStatus;
 import dev.lacuna.IndexSpec;
 import dev.lacuna.ResourceInUseException;
 import dev.lacuna.ResourceNotFoundException;
+import dev.lacuna.StreamSpecification;
 import dev.lacuna.TableDescription;
 import dev.lacuna.TableSpec;
 import dev.lacuna.ValidationException;
@@ -82,6 +83,46 @@ final class Catalog implements AutoCloseable {
                 kv.removeLogCheckpoint(name); // of an index dropped before a crash could remove it
             }
         }
+        openStreams(tables);
+    }
+
+    /**
+     * Drops the log checkpoints of streams that are gone (disabled, or their table deleted, before a crash let
+     * the checkpoints go), and gives an enabled stream whose own checkpoint a crash kept from being written (just
+     * after its table was created: no write of the table can be in the log) one at the log's end.
+     */
+    private void openStreams(List<TableSchema> tables) {
+        Set<String> holds = new HashSet<>();
+        for (TableSchema t : tables) {
+            StreamState s = t.settings().stream();
+            if (s.enabled()) {
+                holds.add(StreamState.holdName(t.id(), s.labelMillis()));
+            }
+        }
+        Map<String, Long> checkpoints = kv.logCheckpoints();
+        for (String name : checkpoints.keySet()) {
+            if (name.startsWith(StreamState.PREFIX) && !holds.contains(streamOf(name))) {
+                kv.removeLogCheckpoint(name);
+            }
+        }
+        for (String hold : holds) {
+            if (!checkpoints.containsKey(hold)) {
+                kv.setLogCheckpoint(hold, kv.lastSequence());
+            }
+        }
+    }
+
+    /** The stream checkpoint {@code name} belongs to: {@code stream-ID-LABEL} (see {@link StreamState}). */
+    private static String streamOf(String name) {
+        int first = name.indexOf('-', StreamState.PREFIX.length());
+        int second = first < 0 ? -1 : name.indexOf('-', first + 1);
+        return second < 0 ? name : name.substring(0, second);
+    }
+
+    /** The log checkpoints of every stream table {@code id} had (its own and its consumers'). */
+    private List<String> streamCheckpoints(int id) {
+        String prefix = StreamState.PREFIX + id + "-";
+        return kv.logCheckpoints().keySet().stream().filter(n -> n.startsWith(prefix)).sorted().toList();
     }
 
     /** The keyspace of transaction idempotency tokens. */
@@ -135,12 +176,17 @@ final class Catalog implements AutoCloseable {
         return locks.computeIfAbsent(name, n -> new ReentrantReadWriteLock()).writeLock();
     }
 
-    synchronized TableDescription create(TableSpec spec) {
+    synchronized TableDescription create(TableSpec requested) {
+        TableSpec spec = requested.withStreamSpecification(null); // the descriptor keeps the stream in the settings
         if (byName.containsKey(spec.name())) {
             throw new ResourceInUseException("Table already exists: " + spec.name());
         }
         spec.indexes().forEach(i -> kindOf(i.kind())); // every index kind must be available before anything is made
         Instant now = clock.instant();
+        StreamSpecification streamSpec = requested.streamSpecification();
+        StreamState stream = streamSpec == null || !streamSpec.streamEnabled() ? StreamState.NONE
+                : new StreamState(true, streamSpec.streamViewType(), Math.max(1, now.toEpochMilli()));
+        TableSettings settings = TableSettings.NONE.withStream(stream);
         List<IndexRef> refs = new ArrayList<>();
         for (IndexSpec index : spec.indexes()) {
             refs.add(new IndexRef(index.name(), createIndexKeyspace(spec, index), false));
@@ -154,9 +200,13 @@ final class Catalog implements AutoCloseable {
                 checkpoints.put(LiveIndex.checkpointName(r.keyspace()), kv.lastSequence());
             }
         }
-        Keyspace k = kv.createKeyspace(spec.partitions(), TableCodec.encode(spec, now, refs, TableSettings.NONE),
-                checkpoints);
-        TableSchema t = new TableSchema(k.id(), spec, now, refs, TableSettings.NONE, List.of());
+        Keyspace k = kv.createKeyspace(spec.partitions(), TableCodec.encode(spec, now, refs, settings), checkpoints);
+        if (stream.enabled()) {
+            // Before the table is published, so no write of it is below the checkpoint. A crash before it is
+            // recorded leaves a stream without one, which the next open gives one (openStreams).
+            kv.setLogCheckpoint(StreamState.holdName(k.id(), stream.labelMillis()), kv.lastSequence());
+        }
+        TableSchema t = new TableSchema(k.id(), spec, now, refs, settings, List.of());
         return open(t).describe();
     }
 
@@ -311,8 +361,10 @@ final class Catalog implements AutoCloseable {
         kv.dropKeyspaces(List.of(l.keyspace()), l.maintainer().synchronous() ? List.of() : List.of(l.checkpointName()));
     }
 
-    private synchronized TableDescription update(TableSpec spec, List<LiveIndex> removed) {
-        TableSchema old = get(spec.name());
+    private synchronized TableDescription update(TableSpec requested, List<LiveIndex> removed) {
+        TableSchema old = get(requested.name());
+        StreamState stream = streamChange(old, requested.streamSpecification());
+        TableSpec spec = requested.withStreamSpecification(null); // the descriptor keeps the stream in the settings
         TableSpec o = old.spec();
         if (!o.partitionKey().equals(spec.partitionKey()) || !Objects.equals(o.sortKey(), spec.sortKey())
                 || o.partitions() != spec.partitions()) {
@@ -371,14 +423,50 @@ final class Catalog implements AutoCloseable {
                 live.add(l);
                 backfills.put(l, snapshot);
             }
-            TableSchema t = new TableSchema(old.id(), spec, old.createdAt(), refs, old.settings(), live);
+            StreamState was = old.settings().stream();
+            if (stream.enabled() && !was.enabled()) {
+                // No write of the table is in flight (the change lock): every one logged so far is below the
+                // stream's start, every later one logs its before-image for it.
+                kv.awaitVisible(kv.loggedSequence());
+                kv.setLogCheckpoint(StreamState.holdName(old.id(), stream.labelMillis()), kv.lastSequence());
+            }
+            TableSchema t = new TableSchema(old.id(), spec, old.createdAt(), refs, old.settings().withStream(stream), live);
             kv.updateKeyspace(old.id(), t.descriptor());
             byName.put(spec.name(), t);
+            if (was.enabled() && !stream.enabled()) {
+                // The stream and its consumers go; a crash before this is finished is finished by the next open.
+                for (String name : streamCheckpoints(old.id())) {
+                    kv.removeLogCheckpoint(name);
+                }
+            }
             backfills.forEach((l, snapshot) -> l.maintainer().start(snapshot));
             return t.describe();
         } finally {
             lock.unlock();
         }
+    }
+
+    /**
+     * The table's stream after {@code change} (null: as it is), refused as DynamoDB refuses it: enabling a stream
+     * that is enabled (also with another view type: disable it first), or disabling one that is not.
+     */
+    private StreamState streamChange(TableSchema table, StreamSpecification change) {
+        StreamState was = table.settings().stream();
+        if (change == null) {
+            return was;
+        }
+        if (change.streamEnabled()) {
+            if (was.enabled()) {
+                throw new ValidationException("Table already has an enabled stream: " + table.name() + " ("
+                        + was.viewType() + "); disable it before enabling a stream with another view type");
+            }
+            long label = Math.max(clock.millis(), was.labelMillis() + 1); // a new stream, with a label of its own
+            return new StreamState(true, change.streamViewType(), Math.max(1, label));
+        }
+        if (!was.enabled()) {
+            throw new ValidationException("Table " + table.name() + " has no enabled stream to disable");
+        }
+        return new StreamState(false, null, was.labelMillis());
     }
 
     TableDescription delete(String name) {
@@ -395,8 +483,9 @@ final class Catalog implements AutoCloseable {
             }
         }
         keyspaces.add(t.id());
+        checkpoints.addAll(streamCheckpoints(t.id()));
         kv.dropKeyspaces(keyspaces, checkpoints);
-        return new TableDescription(t.spec(), t.id(), "DELETED", t.createdAt(), List.of(), t.settings().timeToLive());
+        return t.description("DELETED", List.of());
     }
 
     /** Removes table {@code name} from the catalog once no write of it is in flight; new writes find it gone. */

@@ -10,6 +10,7 @@ import dev.lacuna.Page;
 import dev.lacuna.PutItem;
 import dev.lacuna.Query;
 import dev.lacuna.Scan;
+import dev.lacuna.StreamConsumer;
 import dev.lacuna.TableDescription;
 import dev.lacuna.TableSpec;
 import dev.lacuna.Tag;
@@ -41,6 +42,7 @@ public final class ItemEngine implements AutoCloseable {
     private final PointReads pointReads;
     private final Queries queries;
     private final TtlSweeper sweeper;
+    private final Streams streams;
 
     private ItemEngine(LsmStore kv, DatabaseOptions options) {
         this.kv = kv;
@@ -48,7 +50,9 @@ public final class ItemEngine implements AutoCloseable {
         this.writes = new Writes(kv, catalog, options.clock(), options.durability());
         this.pointReads = new PointReads(kv, catalog, options.clock(), options.returnExpiredItems());
         this.queries = new Queries(kv, options.clock(), options.returnExpiredItems());
-        this.sweeper = new TtlSweeper(kv, catalog, writes, options.clock(), options.timeToLiveSweepInterval());
+        this.streams = new Streams(catalog, kv, options.clock(), options.streamRetention());
+        this.sweeper = new TtlSweeper(kv, catalog, writes, options.clock(), options.timeToLiveSweepInterval(),
+                streams::enforceRetentionInBackground);
         sweeper.start();
     }
 
@@ -120,6 +124,14 @@ public final class ItemEngine implements AutoCloseable {
         return catalog.get(table).settings().timeToLive();
     }
 
+    public StreamConsumer streamConsumer(String table, String consumerName) {
+        return streams.consumer(table, consumerName);
+    }
+
+    public void deleteStreamConsumer(String table, String consumerName) {
+        streams.deleteConsumer(table, consumerName);
+    }
+
     /** The time-to-live sweeper (tests run its passes on their own thread). */
     TtlSweeper sweeper() {
         return sweeper;
@@ -178,6 +190,7 @@ public final class ItemEngine implements AutoCloseable {
     }
 
     public void flush() {
+        streams.enforceRetention(); // first, so that the flush's trim of the log drops what retention let go
         kv.flush();
     }
 
@@ -197,6 +210,7 @@ public final class ItemEngine implements AutoCloseable {
     public void close() {
         try {
             sweeper.close(); // first: it writes through the catalog and the store
+            streams.close();
             catalog.close();
         } finally {
             kv.close();

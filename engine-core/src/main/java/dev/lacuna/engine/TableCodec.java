@@ -20,14 +20,18 @@ import java.util.TreeMap;
 /**
  * The descriptor a keyspace carries in the manifest: what the keyspace is (a table, or the database's
  * own idempotency-token keyspace) and, for a table, its spec, its index keyspaces and its settings (time to
- * live, tags). Layout in {@code FORMAT.md} beside this class ("Keyspace descriptor", version {@value #VERSION});
- * versions 1 and 2 are still read (a table without time to live or tags).
+ * live, tags, change stream). Layout in {@code FORMAT.md} beside this class ("Keyspace descriptor", version
+ * {@value #VERSION}); versions 1 to 3 are still read (1 and 2: a table without time to live or tags; 1 to 3:
+ * without a stream).
  */
 public final class TableCodec {
-    static final int VERSION = 3;
+    static final int VERSION = 4;
     static final int KIND_INDEX = 3;
     static final int KIND_TABLE = 1;
     static final int KIND_TOKENS = 2;
+
+    /** The view-type byte of a disabled stream. */
+    private static final int NO_VIEW = 0xFF;
 
     private TableCodec() {
     }
@@ -90,6 +94,10 @@ public final class TableCodec {
                 out.writeUTF(tag.getKey());
                 out.writeUTF(tag.getValue());
             }
+            StreamState stream = settings.stream();
+            out.writeByte(stream.enabled() ? 1 : 0);
+            out.writeByte(stream.enabled() ? stream.viewType().ordinal() : NO_VIEW);
+            out.writeLong(stream.labelMillis());
         } catch (IOException e) {
             throw new UncheckedIOException(e); // cannot happen in memory
         }
@@ -143,6 +151,10 @@ public final class TableCodec {
         }
         if (!t.settings().tags().isEmpty()) {
             s.append("; ").append(t.settings().tags().size()).append(" tags");
+        }
+        StreamState stream = t.settings().stream();
+        if (stream.enabled()) {
+            s.append("; stream ").append(stream.viewType()).append(" label ").append(stream.labelMillis());
         }
         return s.append(')').toString();
     }
@@ -199,6 +211,9 @@ public final class TableCodec {
                 }
             }
             TableSettings settings = version >= 3 ? readSettings(in) : TableSettings.NONE;
+            if (version >= 4) {
+                settings = settings.withStream(readStream(in));
+            }
             if (in.available() != 0) {
                 throw corrupt(id, in.available() + " bytes after the descriptor");
             }
@@ -227,7 +242,24 @@ public final class TableCodec {
                 throw new IOException("tag " + key + " twice");
             }
         }
-        return new TableSettings(ttlAttribute, new TreeMap<>(tags));
+        return new TableSettings(ttlAttribute, new TreeMap<>(tags), StreamState.NONE);
+    }
+
+    /** The change stream (version 4 on). */
+    private static StreamState readStream(DataInputStream in) throws IOException {
+        int enabled = in.readUnsignedByte();
+        int view = in.readUnsignedByte();
+        long label = in.readLong();
+        if (enabled > 1) {
+            throw new IOException("stream flag " + enabled);
+        }
+        if (enabled == 1 ? view >= dev.lacuna.StreamViewType.values().length : view != NO_VIEW) {
+            throw new IOException("stream view type " + view + (enabled == 1 ? "" : " on a disabled stream"));
+        }
+        if (label < 0 || (enabled == 1 && label == 0)) {
+            throw new IOException("stream label " + label);
+        }
+        return new StreamState(enabled == 1, enabled == 1 ? dev.lacuna.StreamViewType.values()[view] : null, label);
     }
 
     private static KeyAttribute readKey(DataInputStream in) throws IOException {

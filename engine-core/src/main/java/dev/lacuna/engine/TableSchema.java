@@ -103,7 +103,19 @@ record TableSchema(int id, TableSpec spec, Instant createdAt, List<IndexRef> ind
             indexes.add(new IndexDescription(l.spec().name(), l.keyspace(), l.maintainer().status(), progress.done(),
                     progress.total(), applied, lag, lag == 0 ? 0 : l.maintainer().lagMillis()));
         }
-        return new TableDescription(spec, id, "ACTIVE", createdAt, indexes, settings.timeToLive());
+        return description("ACTIVE", indexes);
+    }
+
+    /** The description with {@code status} and {@code indexes}, the settings as they are. */
+    TableDescription description(String status, List<IndexDescription> indexes) {
+        StreamState stream = settings.stream();
+        return new TableDescription(spec, id, status, createdAt, indexes, settings.timeToLive(), stream.spec(),
+                stream.label(), stream.arn(name()));
+    }
+
+    /** Whether writes to the table produce change stream records (so they must log the items they replace). */
+    boolean streamEnabled() {
+        return settings.stream().enabled();
     }
 
     /** The primary key of {@code item}, checked against the schema. */

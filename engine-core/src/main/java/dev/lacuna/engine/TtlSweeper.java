@@ -57,7 +57,11 @@ final class TtlSweeper implements AutoCloseable {
     private final AtomicLong deleted = new AtomicLong();
     private volatile boolean closed;
 
-    TtlSweeper(LsmStore kv, Catalog catalog, Writes writes, Clock clock, Duration interval) {
+    /** Run after each pass (change streams' retention), on the sweeper's thread. */
+    private final Runnable afterPass;
+
+    TtlSweeper(LsmStore kv, Catalog catalog, Writes writes, Clock clock, Duration interval, Runnable afterPass) {
+        this.afterPass = afterPass;
         this.kv = kv;
         this.catalog = catalog;
         this.writes = writes;
@@ -90,6 +94,14 @@ final class TtlSweeper implements AutoCloseable {
                     return; // the store closing under a pass
                 }
                 LOG.log(Level.WARNING, "time-to-live sweep failed; the next pass tries again", e);
+            }
+            try {
+                afterPass.run();
+            } catch (RuntimeException e) {
+                if (closed) {
+                    return;
+                }
+                LOG.log(Level.WARNING, "stream retention failed; the next pass tries again", e);
             }
         }
     }
@@ -183,7 +195,7 @@ final class TtlSweeper implements AutoCloseable {
         DeleteItem delete = new DeleteItem(key).condition("#ttl = :expired").name("#ttl", attribute)
                 .value(":expired", expired);
         try {
-            writes.write(table, delete, ReturnValues.NONE, Durability.NONE);
+            writes.write(table, delete, ReturnValues.NONE, Durability.NONE, true); // a stream marks it a TTL delete
             return true;
         } catch (ConditionalCheckFailedException e) {
             return false; // changed meanwhile (its expiry moved, or it went): the change wins

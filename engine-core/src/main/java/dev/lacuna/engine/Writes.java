@@ -58,13 +58,21 @@ final class Writes {
      * @return what {@code returnValues} asks for, if anything
      */
     Optional<Item> write(String table, WriteOp op, ReturnValues returnValues, Durability durability) {
+        return write(table, op, returnValues, durability, false);
+    }
+
+    /**
+     * As {@link #write(String, WriteOp, ReturnValues, Durability)}; {@code service} marks the write as the
+     * database's own (a time-to-live deletion: {@link WriteBatch#markService}).
+     */
+    Optional<Item> write(String table, WriteOp op, ReturnValues returnValues, Durability durability, boolean service) {
         Lock lock = catalog.writeLock(table);
         lock.lock(); // the schema read here (its indexes) stays current until the write is logged
         try {
             TableSchema t = catalog.get(table);
             PreparedWrite w = PreparedWrite.prepare(t, op, returnValues, parses);
             Durability d = durability == null ? defaultDurability : durability;
-            return Optional.ofNullable(catalog.whileLive(t, () -> single(w, returnValues, d)));
+            return Optional.ofNullable(catalog.whileLive(t, () -> single(w, returnValues, d, service)));
         } finally {
             lock.unlock();
         }
@@ -142,7 +150,7 @@ final class Writes {
     }
 
     /** One item's write; returns what {@code returnValues} asks for. */
-    private Item single(PreparedWrite w, ReturnValues returnValues, Durability durability) {
+    private Item single(PreparedWrite w, ReturnValues returnValues, Durability durability, boolean service) {
         Item before;
         Item after = null;
         long lsn = -1;
@@ -159,6 +167,9 @@ final class Writes {
                 } else {
                     after = outcome.after();
                     WriteBatch batch = new WriteBatch();
+                    if (service) {
+                        batch.markService();
+                    }
                     if (stage(batch, w, before, after)) {
                         lsn = kv.writeNoWait(batch, durability);
                     }
@@ -293,7 +304,7 @@ final class Writes {
                 IndexDiff.add(batch, entries(index, before), entries(index, after));
             }
         }
-        if (w.table.hasAsyncIndexes()) {
+        if (w.table.hasAsyncIndexes() || w.table.streamEnabled()) {
             batch.logOnly(w.encodedKey, before == null ? NO_ITEM : ItemCodec.encode(before));
         }
         return true;

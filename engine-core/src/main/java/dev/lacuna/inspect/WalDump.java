@@ -39,8 +39,11 @@ public final class WalDump implements AutoCloseable {
      * @param lsn     its LSN (the sequence number of its writes)
      * @param payload its payload's size in bytes
      * @param ops     its batch's operations, in order
+     * @param writeTimeMillis when it was written (epoch milliseconds; 0 for a version 1 record, which has none)
+     * @param flags   its batch's flags (bit 0: a delete made by the store's time to live)
      */
-    public record Record(long offset, long length, long lsn, int payload, List<Op> ops) {
+    public record Record(long offset, long length, long lsn, int payload, List<Op> ops, long writeTimeMillis,
+                         int flags) {
     }
 
     private final VfsFile file;
@@ -114,19 +117,20 @@ public final class WalDump implements AutoCloseable {
         if (r == null) {
             return null;
         }
-        List<WriteBatch.Op> ops;
+        BatchCodec.Decoded decoded;
         try {
-            ops = BatchCodec.decode(r.payload(), name);
+            decoded = BatchCodec.decode(r.payload(), name);
         } catch (CorruptionException e) {
             throw new CorruptionException(name, r.offset(), "record with LSN " + r.lsn()
                     + " holds no valid key/value batch: " + e.detail() + " at byte " + e.offset() + " of its payload");
         }
-        List<Op> out = new ArrayList<>(ops.size());
-        for (WriteBatch.Op op : ops) {
+        List<Op> out = new ArrayList<>(decoded.ops().size());
+        for (WriteBatch.Op op : decoded.ops()) {
             out.add(new Op(kind(op.kind()), Printable.key(op.key()),
                     op.value().length == 0 ? "" : Printable.value(op.value()), op.value().length));
         }
-        return new Record(r.offset(), r.end() - r.offset(), r.lsn(), r.payload().length, List.copyOf(out));
+        return new Record(r.offset(), r.end() - r.offset(), r.lsn(), r.payload().length, List.copyOf(out),
+                decoded.writeTimeMillis(), decoded.flags());
     }
 
     /**

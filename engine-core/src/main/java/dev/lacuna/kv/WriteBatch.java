@@ -35,8 +35,31 @@ public final class WriteBatch {
     public record Op(int kind, byte[] key, byte[] value) {
     }
 
+    /**
+     * The flag of a write the database makes on its own behalf rather than a user's (a time-to-live deletion):
+     * logged with the batch, so that a change stream can mark it as DynamoDB does.
+     */
+    public static final int FLAG_SERVICE = 1;
+    /** Every flag the log knows; a record with another is refused as damaged. */
+    public static final int KNOWN_FLAGS = FLAG_SERVICE;
+
     private final List<Op> ops = new ArrayList<>();
     private long bytes;
+    private int flags;
+
+    /**
+     * Marks the batch as the database's own write, not a user's ({@link #FLAG_SERVICE}). The store logs the
+     * flag and otherwise ignores it.
+     */
+    public WriteBatch markService() {
+        flags |= FLAG_SERVICE;
+        return this;
+    }
+
+    /** The batch's flags ({@link #FLAG_SERVICE} or none), logged with it. */
+    public int flags() {
+        return flags;
+    }
 
     /** Sets {@code key} to {@code value}. */
     public WriteBatch put(byte[] key, byte[] value) {

@@ -9,20 +9,34 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The payload of a key/value write in the log: {@code type u8 (1) | count varint | op*}, each op
- * {@code kind u8 | keyLength varint | key | [valueLength varint | value]}, the value only for kinds 1 (put)
- * and 3 (log-only). Decoding refuses an unknown type or kind, lengths past the end and bytes left over.
- * See this package's FORMAT.md ("Log record: key/value batch").
+ * The payload of a key/value write in the log (version 2): {@code type u8 (2) | writeTime varint64 |
+ * flags u8 | count varint | op*}, each op {@code kind u8 | keyLength varint | key | [valueLength varint |
+ * value]}, the value only for kinds 1 (put) and 3 (log-only). Version 1 ({@code type u8 (1) | count | op*},
+ * no write time, no flags) is still read, as written at time 0 with no flags. Decoding refuses an unknown
+ * type, kind or flag, lengths past the end and bytes left over. See this package's FORMAT.md ("Log record:
+ * key/value batch").
  */
 public final class BatchCodec {
-    static final int TYPE_KV_BATCH = 1;
+    /** Version 1: no write time and no flags. Read, never written. */
+    static final int TYPE_KV_BATCH_V1 = 1;
+    /** Version 2, written: the write time (epoch milliseconds, from the store's clock) and flags. */
+    static final int TYPE_KV_BATCH = 2;
 
     private BatchCodec() {
     }
 
-    static byte[] encode(List<WriteBatch.Op> ops) {
+    /** A decoded payload: its operations, write time (epoch ms; 0 in version 1) and flags. */
+    public record Decoded(List<WriteBatch.Op> ops, long writeTimeMillis, int flags) {
+    }
+
+    static byte[] encode(List<WriteBatch.Op> ops, long writeTimeMillis, int flags) {
+        if ((flags & ~WriteBatch.KNOWN_FLAGS) != 0) {
+            throw new IllegalArgumentException("unknown batch flags " + flags);
+        }
         ByteBuilder out = new ByteBuilder(64);
         out.putByte(TYPE_KV_BATCH);
+        out.putVarint64(Math.max(0, writeTimeMillis));
+        out.putByte(flags);
         out.putVarint32(ops.size());
         for (WriteBatch.Op op : ops) {
             out.putByte(op.kind());
@@ -40,11 +54,26 @@ public final class BatchCodec {
      * @param where names the record (log file or LSN) for errors
      * @throws CorruptionException naming {@code where} and the position in the payload if it is not a batch
      */
-    public static List<WriteBatch.Op> decode(byte[] b, String where) {
-        if (b.length == 0 || b[0] != TYPE_KV_BATCH) {
+    public static Decoded decode(byte[] b, String where) {
+        if (b.length == 0 || (b[0] != TYPE_KV_BATCH && b[0] != TYPE_KV_BATCH_V1)) {
             throw new CorruptionException(where, 0, "log record is not a key/value batch");
         }
         PayloadReader in = new PayloadReader(b, where);
+        long writeTime = 0;
+        int flags = 0;
+        if (b[0] == TYPE_KV_BATCH) {
+            if (in.atEnd()) {
+                throw in.malformed(in.position(), "batch ends early");
+            }
+            writeTime = in.varint64();
+            if (in.atEnd()) {
+                throw in.malformed(in.position(), "batch ends early");
+            }
+            flags = in.u8();
+            if ((flags & ~WriteBatch.KNOWN_FLAGS) != 0) {
+                throw in.malformed(in.position() - 1, "unknown batch flags " + flags);
+            }
+        }
         // an operation is at least a kind and a key length
         int count = in.length("operation count", 2);
         List<WriteBatch.Op> ops = new ArrayList<>(Math.min(count, 1024));
@@ -63,7 +92,7 @@ public final class BatchCodec {
         if (!in.atEnd()) {
             throw in.malformed(in.position(), "trailing bytes after batch");
         }
-        return ops;
+        return new Decoded(ops, writeTime, flags);
     }
 
     private static boolean hasValue(int kind) {

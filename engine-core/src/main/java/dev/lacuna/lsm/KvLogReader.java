@@ -24,8 +24,18 @@ public final class KvLogReader implements AutoCloseable {
     public record Op(Kind kind, byte[] key, byte[] value) {
     }
 
-    /** One log record: a write batch and its LSN (the sequence number of its writes). */
-    public record Batch(long lsn, List<Op> ops) {
+    /**
+     * One log record: a write batch and its LSN (the sequence number of its writes).
+     *
+     * @param writeTimeMillis when it was written, by the store's clock (epoch ms; 0 for a record written
+     *                        before the log recorded it)
+     * @param flags           the batch's {@link WriteBatch#flags()}
+     */
+    public record Batch(long lsn, List<Op> ops, long writeTimeMillis, int flags) {
+        /** A record without write time or flags. */
+        public Batch(long lsn, List<Op> ops) {
+            this(lsn, ops, 0, 0);
+        }
     }
 
     private final WalReader reader;
@@ -74,10 +84,11 @@ public final class KvLogReader implements AutoCloseable {
 
     private Batch decode(WalRecord r) {
         List<Op> ops = new ArrayList<>();
-        for (WriteBatch.Op op : BatchCodec.decode(r.payload(), where + " LSN " + r.lsn())) {
+        BatchCodec.Decoded d = BatchCodec.decode(r.payload(), where + " LSN " + r.lsn());
+        for (WriteBatch.Op op : d.ops()) {
             ops.add(new Op(Kind.values()[op.kind()], op.key(), op.value()));
         }
-        return new Batch(r.lsn(), ops);
+        return new Batch(r.lsn(), ops, d.writeTimeMillis(), d.flags());
     }
 
     @Override

@@ -266,6 +266,33 @@ public final class LsmStore implements AutoCloseable {
         }
     }
 
+    /**
+     * Replaces log consumer {@code from}'s checkpoint by consumer {@code to}'s at {@code lsn}, in one manifest
+     * edit: a crash leaves the one or the other, never both nor neither. A change stream renames a consumer so
+     * when retention moves it past records it had not read, so that the consumer learns it lost them.
+     */
+    public void renameLogCheckpoint(String from, String to, long lsn) {
+        if (from.equals(to)) {
+            throw new IllegalArgumentException("renaming checkpoint " + from + " to itself");
+        }
+        db.checkWritable();
+        db.commitLock.lock();
+        try {
+            db.checkWritable();
+            Long old = db.wal.checkpoints().get(from);
+            db.wal.setCheckpoint(to, old == null ? lsn : Math.min(old, lsn)); // as in setLogCheckpoint
+            db.versions.logAndApply(new dev.lacuna.manifest.VersionEdit().checkpoint(to, lsn).removeCheckpoint(from),
+                    db.loggedSequence);
+            db.wal.setCheckpoint(to, lsn);
+            db.wal.removeCheckpoint(from);
+        } catch (IOException e) {
+            db.failed(e);
+            throw new StorageIOException("cannot rename checkpoint " + from + ": " + e.getMessage(), e);
+        } finally {
+            db.commitLock.unlock();
+        }
+    }
+
     /** Forgets log consumer {@code name}: its checkpoint no longer keeps records in the log. */
     public void removeLogCheckpoint(String name) {
         db.checkWritable();

@@ -103,7 +103,7 @@ final class Recovery {
         long memory = 0;
         try (WalReader reader = db.wal.reader(Math.max(start, first))) {
             for (WalRecord r = reader.next(); r != null; r = reader.next()) {
-                for (WriteBatch.Op op : BatchCodec.decode(r.payload(), "log record " + r.lsn())) {
+                for (WriteBatch.Op op : BatchCodec.decode(r.payload(), "log record " + r.lsn()).ops()) {
                     if (op.kind() == WriteBatch.KIND_LOG_ONLY) {
                         continue;
                     }

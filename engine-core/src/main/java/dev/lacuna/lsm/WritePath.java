@@ -106,7 +106,8 @@ final class WritePath {
         int[] treeIds = treesOf(ops);
         awaitRoom(treeIds);
         byte[] record = unloggedSequence > 0 ? null
-                : BatchCodec.encode(ops.size() == logged.size() ? ops : withLogOnly(ops, logged));
+                : BatchCodec.encode(ops.size() == logged.size() ? ops : withLogOnly(ops, logged),
+                        db.options.clock().millis(), batch.flags());
         long lsn;
         db.commitLock.lock();
         try {

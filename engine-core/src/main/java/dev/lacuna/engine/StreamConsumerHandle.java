@@ -1,0 +1,220 @@
+package dev.lacuna.engine;
+
+import dev.lacuna.ResourceNotFoundException;
+import dev.lacuna.StreamBatch;
+import dev.lacuna.StreamConsumer;
+import dev.lacuna.StreamHandler;
+import dev.lacuna.StreamProcessor;
+import dev.lacuna.StreamRecord;
+import dev.lacuna.TrimmedDataAccessException;
+import dev.lacuna.lsm.KvLogReader;
+import dev.lacuna.storage.Durability;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * An open {@link StreamConsumer}: reads the log from the consumer's durable checkpoint (its position moves as
+ * it reads), turns the table's writes into records ({@link StreamRecords}), and commits through
+ * {@link Streams#commit}. Records of one log record are never split across polls: the checkpoint is an LSN.
+ */
+final class StreamConsumerHandle implements StreamConsumer {
+    private final Streams streams;
+    final TableSchema table;
+    final StreamState stream;
+    private final String name;
+    final String liveName;
+    final String trimmedName;
+    /** The LSN through which this handle has read (and handed out) the log. Guarded by this. */
+    private long position;
+    /** The records of a log record read but not handed out (they would have made a poll exceed its max). */
+    private List<StreamRecord> pending;
+    private long pendingLsn;
+    private KvLogReader reader;
+    private StreamProcessorThread processor;
+    private volatile boolean closed;
+
+    StreamConsumerHandle(Streams streams, TableSchema table, StreamState stream, String name) {
+        this.streams = streams;
+        this.table = table;
+        this.stream = stream;
+        this.name = name;
+        this.liveName = StreamState.consumerName(table.id(), stream.labelMillis(), name);
+        this.trimmedName = StreamState.trimmedName(table.id(), stream.labelMillis(), name);
+        Map<String, Long> checkpoints = streams.kv.logCheckpoints();
+        Long at = checkpoints.containsKey(liveName) ? checkpoints.get(liveName) : checkpoints.get(trimmedName);
+        // A checkpoint is never past the durable log (commit waits for it), but a log recovered shorter all the
+        // same must not make the consumer skip the records written after the restart at the lost LSNs.
+        this.position = Math.min(at == null ? 0 : at, streams.kv.lastSequence());
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    @Override
+    public String streamArn() {
+        return stream.arn(table.name());
+    }
+
+    @Override
+    public StreamBatch poll(int max) {
+        try {
+            return poll(max, Duration.ZERO);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", e);
+        }
+    }
+
+    @Override
+    public synchronized StreamBatch poll(int max, Duration wait) throws InterruptedException {
+        if (max < 1) {
+            throw new IllegalArgumentException("max must be at least 1: " + max);
+        }
+        Objects.requireNonNull(wait, "wait");
+        checkUsable();
+        checkNotTrimmed(streams.kv.logCheckpoints());
+        List<StreamRecord> out = new ArrayList<>();
+        if (pending != null) {
+            out.addAll(pending);
+            position = pendingLsn;
+            pending = null;
+        }
+        KvLogReader log = reader();
+        long deadline = System.nanoTime() + wait.toNanos();
+        while (out.size() < max) {
+            KvLogReader.Batch b;
+            long left = deadline - System.nanoTime();
+            b = out.isEmpty() && left > 0 ? log.next(Duration.ofNanos(left)) : log.next();
+            if (b == null) {
+                break;
+            }
+            List<StreamRecord> records = StreamRecords.of(table, stream, streams.kv, b);
+            if (!out.isEmpty() && out.size() + records.size() > max) {
+                pending = records; // a write's records stay together: the next poll starts with them
+                pendingLsn = b.lsn();
+                break;
+            }
+            out.addAll(records);
+            position = b.lsn();
+        }
+        return new StreamBatch(out, position);
+    }
+
+    private KvLogReader reader() {
+        if (reader == null) {
+            // Retention may have moved the checkpoint past records that held no write of this table (nothing
+            // lost, so not marked trimmed), and the log may no longer hold them: go on from there.
+            position = Math.max(position, Math.min(checkpoint(), streams.kv.lastSequence()));
+            try {
+                reader = streams.kv.logReader(position + 1);
+            } catch (IllegalArgumentException e) {
+                throw new TrimmedDataAccessException("stream consumer " + name + " of table " + table.name()
+                        + ": the log no longer holds LSN " + (position + 1) + " (" + e.getMessage() + ")");
+            }
+        }
+        return reader;
+    }
+
+    /** Throws unless the handle is open and its stream is still the table's enabled stream. */
+    private void checkUsable() {
+        if (closed) {
+            throw new IllegalStateException("stream consumer " + name + " is closed");
+        }
+        if (!streams.catalog.isLive(table)) {
+            throw new ResourceNotFoundException("Requested resource not found: Table: " + table.name() + " was deleted");
+        }
+        StreamState now = streams.catalog.get(table.name()).settings().stream();
+        if (!now.enabled() || now.labelMillis() != stream.labelMillis()) {
+            throw new ResourceNotFoundException("Requested resource not found: stream " + stream.arn(table.name())
+                    + " was disabled");
+        }
+    }
+
+    /** Throws {@link TrimmedDataAccessException} if retention passed the consumer and it was not reset. */
+    void checkNotTrimmed(Map<String, Long> checkpoints) {
+        Long trimmed = checkpoints.get(trimmedName);
+        if (trimmed != null) {
+            throw new TrimmedDataAccessException("stream consumer " + name + " of table " + table.name()
+                    + " fell behind the stream's retention (" + streams.retention + "): records it had not committed,"
+                    + " up to LSN " + trimmed + ", were trimmed; resetToTrimHorizon() accepts the loss and goes on");
+        }
+    }
+
+    @Override
+    public void commit(StreamBatch batch) {
+        long lsn = batch.checkpoint();
+        synchronized (this) {
+            checkUsable();
+            if (lsn > position) {
+                throw new IllegalArgumentException("commit at LSN " + lsn + ": the consumer has read through " + position);
+            }
+        }
+        // The log first: records written without SYNC may not be durable yet, and a checkpoint past the log's
+        // recovered end would skip the writes a restart logs at the lost LSNs.
+        streams.kv.awaitDurable(lsn, Durability.SYNC);
+        streams.commit(this, lsn);
+    }
+
+    @Override
+    public long checkpoint() {
+        Map<String, Long> checkpoints = streams.kv.logCheckpoints();
+        Long at = checkpoints.containsKey(liveName) ? checkpoints.get(liveName) : checkpoints.get(trimmedName);
+        return at == null ? -1 : at;
+    }
+
+    @Override
+    public synchronized void resetToTrimHorizon() {
+        checkUsable();
+        long at = streams.reset(this);
+        position = Math.min(at, streams.kv.lastSequence());
+        pending = null;
+        if (reader != null) {
+            reader.close();
+            reader = null;
+        }
+    }
+
+    @Override
+    public StreamProcessor start(StreamHandler handler, int batchSize) {
+        Objects.requireNonNull(handler, "handler");
+        if (batchSize < 1) {
+            throw new IllegalArgumentException("batchSize must be at least 1: " + batchSize);
+        }
+        synchronized (this) {
+            checkUsable();
+            if (processor != null && processor.running()) {
+                throw new IllegalStateException("stream consumer " + name + " already has a running processor");
+            }
+            processor = new StreamProcessorThread(this, handler, batchSize, "lacuna-stream-" + table.name() + "-" + name);
+            processor.begin();
+            return processor;
+        }
+    }
+
+    @Override
+    public void close() {
+        StreamProcessorThread p;
+        synchronized (this) {
+            p = processor;
+        }
+        if (p != null) {
+            p.close(); // outside the monitor: its thread polls under it
+        }
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            if (reader != null) {
+                reader.close();
+                reader = null;
+            }
+        }
+        streams.release(this);
+    }
+}

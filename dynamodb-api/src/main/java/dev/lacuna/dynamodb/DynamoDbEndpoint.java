@@ -50,6 +50,7 @@ public final class DynamoDbEndpoint implements AutoCloseable {
     static final String JSON_TYPE = "application/x-amz-json-1.0";
     static final String DYNAMODB_NS = "com.amazonaws.dynamodb.v20120810#";
     static final String VALIDATION_NS = "com.amazon.coral.validate#";
+    private static final String NO_DELAY = "sun.net.httpserver.nodelay";
 
     private final HttpServer server;
     private final ExecutorService executor;
@@ -84,6 +85,12 @@ public final class DynamoDbEndpoint implements AutoCloseable {
     public static DynamoDbEndpoint start(Database db, EndpointOptions options) {
         Objects.requireNonNull(db, "db");
         Objects.requireNonNull(options, "options");
+        // The JDK's server writes a response's headers and body as two segments; with Nagle's algorithm on, the body
+        // waits for the client's delayed ACK of the headers (tens of milliseconds per request). Its only switch is
+        // this property, read once when the JDK's server first starts in the JVM; an explicit setting is kept.
+        if (System.getProperty(NO_DELAY) == null) {
+            System.setProperty(NO_DELAY, "true");
+        }
         DynamoDbEndpoint endpoint;
         try {
             endpoint = new DynamoDbEndpoint(LacunaDynamoDbClient.create(db), options);

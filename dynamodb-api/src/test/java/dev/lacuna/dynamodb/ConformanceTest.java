@@ -40,6 +40,7 @@ import software.amazon.awssdk.services.dynamodb.model.DynamoDbException;
 import software.amazon.awssdk.services.dynamodb.model.ExpectedAttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.Get;
 import software.amazon.awssdk.services.dynamodb.model.GlobalSecondaryIndex;
+import software.amazon.awssdk.services.dynamodb.model.GlobalSecondaryIndexUpdate;
 import software.amazon.awssdk.services.dynamodb.model.IndexStatus;
 import software.amazon.awssdk.services.dynamodb.model.KeySchemaElement;
 import software.amazon.awssdk.services.dynamodb.model.KeyType;
@@ -615,9 +616,9 @@ abstract class ConformanceTest {
         dynamo.putItem(b -> b.tableName(TABLE).item(ticket("T#1", "META", "assignee", "ann")));
         TableDescription updated = dynamo.updateTable(b -> b.tableName(TABLE)
                 .attributeDefinitions(def("assignee", ScalarAttributeType.S))
-                .globalSecondaryIndexUpdates(u -> u.create(c -> c.indexName("ByAssignee")
+                .globalSecondaryIndexUpdates(GlobalSecondaryIndexUpdate.builder().create(c -> c.indexName("ByAssignee")
                         .keySchema(key("assignee", KeyType.HASH))
-                        .projection(p -> p.projectionType(ProjectionType.KEYS_ONLY))))).tableDescription();
+                        .projection(p -> p.projectionType(ProjectionType.KEYS_ONLY))).build())).tableDescription();
         assertThat(updated.globalSecondaryIndexes()).extracting(g -> g.indexName())
                 .containsExactlyInAnyOrder("GSI1", "ByAssignee");
         assertThat(updated.globalSecondaryIndexes()).filteredOn(g -> g.indexName().equals("ByAssignee"))
@@ -630,7 +631,8 @@ abstract class ConformanceTest {
         var byAssignee = dynamo.query(b -> b.tableName(TABLE).indexName("ByAssignee")
                 .keyConditionExpression("assignee = :a").expressionAttributeValues(Map.of(":a", s("ann"))));
         assertThat(byAssignee.items()).containsExactly(ticket("T#1", "META", "assignee", "ann"));
-        dynamo.updateTable(b -> b.tableName(TABLE).globalSecondaryIndexUpdates(u -> u.delete(d -> d.indexName("GSI1"))));
+        dynamo.updateTable(b -> b.tableName(TABLE).globalSecondaryIndexUpdates(
+                GlobalSecondaryIndexUpdate.builder().delete(d -> d.indexName("GSI1")).build()));
         assertThat(dynamo.describeTable(b -> b.tableName(TABLE)).table().globalSecondaryIndexes())
                 .extracting(g -> g.indexName()).containsExactly("ByAssignee");
     }

@@ -13,6 +13,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.DynamoDbException;
+import software.amazon.awssdk.services.dynamodb.model.KeyType;
+import software.amazon.awssdk.services.dynamodb.model.ScalarAttributeType;
 
 /**
  * SigV4 on the endpoint with credentials configured, through the SDK's own signer: a correctly signed request
@@ -52,8 +54,9 @@ class SigV4Test {
         start(Clock.systemUTC());
         assertThat(endpoint.requiresSignature()).isTrue();
         try (DynamoDbClient client = Target.sdkClient(endpoint.uri(), KEY, SECRET)) {
-            client.createTable(b -> b.tableName("Signed").attributeDefinitions(a -> a.attributeName("id")
-                    .attributeType("S")).keySchema(k -> k.attributeName("id").keyType("HASH")));
+            client.createTable(b -> b.tableName("Signed")
+                    .attributeDefinitions(ConformanceTest.def("id", ScalarAttributeType.S))
+                    .keySchema(ConformanceTest.key("id", KeyType.HASH)));
             assertThat(client.listTables().tableNames()).containsExactly("Signed");
         }
     }

@@ -16,6 +16,10 @@ public class TicketBean {
     private String queue;
     private String queuedAt;
 
+    /** An empty ticket, as the Enhanced Client makes one before setting what it read. */
+    public TicketBean() {
+    }
+
     /** The partition key. */
     @DynamoDbPartitionKey
     public String getPk() {

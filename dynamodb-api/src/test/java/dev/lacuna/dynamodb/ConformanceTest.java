@@ -789,4 +789,70 @@ abstract class ConformanceTest {
                 .expressionAttributeValues(Map.of(":p", s("T#1"))).returnConsumedCapacity(ReturnConsumedCapacity.TOTAL));
         assertThat(eventual.consumedCapacity().capacityUnits()).isEqualTo(0.5);
     }
+
+    @Test
+    void shouldServeTheWorkOrdersAccessPatterns() {
+        // The field-service seed model: status and date packed into the sort key, no index; closing an order moves
+        // it to a new key, in one transaction so that it is never under neither status.
+        createTickets();
+        String[][] orders = {{"OPEN", "2024-01-30", "w-1"}, {"OPEN", "2024-01-31", "w-2"}, {"OPEN", "2024-02-01", "w-3"},
+            {"DONE", "2024-01-15", "w-0"}};
+        for (String[] o : orders) {
+            dynamo.putItem(b -> b.tableName(TABLE).item(ticket("REGION#north", "STATUS#" + o[0] + "#" + o[1] + "#" + o[2],
+                    "customer", "c-" + o[2], "engineer", "e-1")));
+        }
+        QueryResponse region = dynamo.query(b -> b.tableName(TABLE).keyConditionExpression("pk = :r")
+                .expressionAttributeValues(Map.of(":r", s("REGION#north"))));
+        assertThat(region.items()).extracting(m -> m.get("sk").s()).containsExactly("STATUS#DONE#2024-01-15#w-0",
+                "STATUS#OPEN#2024-01-30#w-1", "STATUS#OPEN#2024-01-31#w-2", "STATUS#OPEN#2024-02-01#w-3");
+        QueryResponse january = dynamo.query(b -> b.tableName(TABLE).keyConditionExpression("pk = :r AND sk BETWEEN :a AND :b")
+                .expressionAttributeValues(Map.of(":r", s("REGION#north"), ":a", s("STATUS#OPEN#2024-01-01"),
+                        ":b", s("STATUS#OPEN#2024-01-31#\uFFFF"))));
+        assertThat(january.items()).extracting(m -> m.get("sk").s())
+                .containsExactly("STATUS#OPEN#2024-01-30#w-1", "STATUS#OPEN#2024-01-31#w-2");
+
+        Map<String, AttributeValue> open = keyOf("REGION#north", "STATUS#OPEN#2024-01-31#w-2");
+        Map<String, AttributeValue> order = dynamo.getItem(b -> b.tableName(TABLE).key(open)).item();
+        Map<String, AttributeValue> done = new HashMap<>(order);
+        done.put("sk", s("STATUS#DONE#2024-01-31#w-2"));
+        dynamo.transactWriteItems(b -> b.transactItems(
+                TransactWriteItem.builder().delete(Delete.builder().tableName(TABLE).key(open)
+                        .conditionExpression("attribute_exists(pk)").build()).build(),
+                TransactWriteItem.builder().put(Put.builder().tableName(TABLE).item(done)
+                        .conditionExpression("attribute_not_exists(pk)").build()).build()));
+        assertThat(dynamo.query(b -> b.tableName(TABLE).keyConditionExpression("pk = :r AND begins_with(sk, :s)")
+                .expressionAttributeValues(Map.of(":r", s("REGION#north"), ":s", s("STATUS#OPEN#")))).items())
+                .extracting(m -> m.get("sk").s())
+                .containsExactly("STATUS#OPEN#2024-01-30#w-1", "STATUS#OPEN#2024-02-01#w-3");
+        assertThat(dynamo.getItem(b -> b.tableName(TABLE).key(keyOf("REGION#north", "STATUS#DONE#2024-01-31#w-2")))
+                .item()).isEqualTo(done);
+    }
+
+    @Test
+    void shouldServeTheContactsCrmAccessPatterns() {
+        // The CRM seed model: one overloaded index answers "who is at a company" and "who has a tag".
+        createTickets();
+        String[][] contacts = {{"c1", "Nadia", "halden-mill"}, {"c2", "Priya", "orbit-labs"}, {"c3", "Anton", "halden-mill"}};
+        for (String[] c : contacts) {
+            dynamo.putItem(b -> b.tableName(TABLE).item(ticket("CONTACT#" + c[0], "PROFILE", "name", c[1],
+                    "company", c[2], "GSI1PK", "COMPANY#" + c[2], "GSI1SK", c[1])));
+        }
+        for (String[] t : new String[][] {{"c1", "Nadia", "decision-maker"}, {"c2", "Priya", "decision-maker"},
+            {"c3", "Anton", "newsletter"}}) {
+            dynamo.putItem(b -> b.tableName(TABLE).item(ticket("CONTACT#" + t[0], "TAG#" + t[2],
+                    "GSI1PK", "TAG#" + t[2], "GSI1SK", t[1])));
+        }
+        awaitGsi();
+        assertThat(dynamo.query(b -> b.tableName(TABLE).indexName("GSI1").keyConditionExpression("GSI1PK = :c")
+                .expressionAttributeValues(Map.of(":c", s("COMPANY#halden-mill")))).items())
+                .extracting(m -> m.get("name").s()).containsExactly("Anton", "Nadia");
+        assertThat(dynamo.query(b -> b.tableName(TABLE).indexName("GSI1").keyConditionExpression("GSI1PK = :t")
+                .expressionAttributeValues(Map.of(":t", s("TAG#decision-maker")))).items())
+                .extracting(m -> m.get("GSI1SK").s()).containsExactly("Nadia", "Priya");
+        assertThat(dynamo.query(b -> b.tableName(TABLE).keyConditionExpression("pk = :p")
+                .expressionAttributeValues(Map.of(":p", s("CONTACT#c1")))).items())
+                .extracting(m -> m.get("sk").s()).containsExactly("PROFILE", "TAG#decision-maker");
+        assertThat(dynamo.getItem(b -> b.tableName(TABLE).key(keyOf("CONTACT#c2", "PROFILE"))).item().get("company"))
+                .isEqualTo(s("orbit-labs"));
+    }
 }

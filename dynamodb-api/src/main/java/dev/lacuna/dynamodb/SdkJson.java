@@ -61,7 +61,7 @@ final class SdkJson {
             if (t != JsonToken.START_OBJECT) {
                 throw WireException.serialization("Start of structure or map expected, found " + t);
             }
-            Object result = readStructure(p, builder);
+            Object result = readStructure(p, builder, "");
             if (p.nextToken() != null) {
                 throw WireException.serialization("Unexpected content after the request's JSON object");
             }
@@ -73,7 +73,7 @@ final class SdkJson {
         }
     }
 
-    private Object readStructure(JsonParser p, SdkPojo builder) throws IOException {
+    private Object readStructure(JsonParser p, SdkPojo builder, String prefix) throws IOException {
         Map<String, SdkField<?>> fields = fields(builder);
         JsonToken t;
         while ((t = p.nextToken()) == JsonToken.FIELD_NAME) {
@@ -83,7 +83,7 @@ final class SdkJson {
                 p.skipChildren();
                 continue;
             }
-            field.set(builder, readValue(p, field));
+            field.set(builder, readValue(p, field, prefix + field.locationName()));
         }
         if (t != JsonToken.END_OBJECT) {
             throw WireException.serialization("Unexpected " + t + " in a structure");
@@ -91,34 +91,34 @@ final class SdkJson {
         return ((SdkBuilder<?, ?>) builder).build();
     }
 
-    private Object readValue(JsonParser p, SdkField<?> field) throws IOException {
+    private Object readValue(JsonParser p, SdkField<?> field, String where) throws IOException {
         JsonToken t = p.currentToken();
         if (t == JsonToken.VALUE_NULL) {
             return null;
         }
         MarshallingType<?> type = field.marshallingType();
         if (type == MarshallingType.STRING) {
-            expect(t == JsonToken.VALUE_STRING, field, "a string", t);
+            expect(t == JsonToken.VALUE_STRING, where, "a string", t);
             return p.getText();
         }
         if (type == MarshallingType.INTEGER) {
-            expect(t == JsonToken.VALUE_NUMBER_INT, field, "an integer", t);
+            expect(t == JsonToken.VALUE_NUMBER_INT, where, "an integer", t);
             return p.getIntValue();
         }
         if (type == MarshallingType.LONG) {
-            expect(t == JsonToken.VALUE_NUMBER_INT, field, "an integer", t);
+            expect(t == JsonToken.VALUE_NUMBER_INT, where, "an integer", t);
             return p.getLongValue();
         }
         if (type == MarshallingType.DOUBLE) {
-            expect(t.isNumeric(), field, "a number", t);
+            expect(t.isNumeric(), where, "a number", t);
             return p.getDoubleValue();
         }
         if (type == MarshallingType.BOOLEAN) {
-            expect(t.isBoolean(), field, "a boolean", t);
+            expect(t.isBoolean(), where, "a boolean", t);
             return p.getBooleanValue();
         }
         if (type == MarshallingType.SDK_BYTES) {
-            expect(t == JsonToken.VALUE_STRING, field, "a base64 string", t);
+            expect(t == JsonToken.VALUE_STRING, where, "a base64 string", t);
             try {
                 return SdkBytes.fromByteArrayUnsafe(Base64.getDecoder().decode(p.getText()));
             } catch (IllegalArgumentException e) {
@@ -127,49 +127,48 @@ final class SdkJson {
             }
         }
         if (type == MarshallingType.INSTANT) {
-            expect(t.isNumeric(), field, "a timestamp in epoch seconds", t);
+            expect(t.isNumeric(), where, "a timestamp in epoch seconds", t);
             BigDecimal seconds = p.getDecimalValue();
             return Instant.ofEpochMilli(seconds.movePointRight(3).longValue());
         }
         if (type == MarshallingType.SDK_POJO) {
-            expect(t == JsonToken.START_OBJECT, field, "a structure", t);
-            return readStructure(p, field.constructor().get());
+            expect(t == JsonToken.START_OBJECT, where, "a structure", t);
+            return readStructure(p, field.constructor().get(), where + ".");
         }
         if (type == MarshallingType.LIST) {
-            expect(t == JsonToken.START_ARRAY, field, "a list", t);
+            expect(t == JsonToken.START_ARRAY, where, "a list", t);
             SdkField<?> member = field.getTrait(ListTrait.class).memberFieldInfo();
             List<Object> list = new ArrayList<>();
             while (p.nextToken() != JsonToken.END_ARRAY) {
-                Object v = readValue(p, member);
+                Object v = readValue(p, member, where + "[" + list.size() + "]");
                 if (v == null) {
-                    throw WireException.serialization("Null value in the list " + field.locationName());
+                    throw WireException.serialization("Null value in the list " + where);
                 }
                 list.add(v);
             }
             return list;
         }
         if (type == MarshallingType.MAP) {
-            expect(t == JsonToken.START_OBJECT, field, "a map", t);
+            expect(t == JsonToken.START_OBJECT, where, "a map", t);
             SdkField<?> value = field.getTrait(MapTrait.class).valueFieldInfo();
             Map<String, Object> map = new LinkedHashMap<>();
             while (p.nextToken() == JsonToken.FIELD_NAME) {
                 String key = p.currentName();
                 p.nextToken();
-                Object v = readValue(p, value);
+                Object v = readValue(p, value, where + "." + key);
                 if (v == null) {
-                    throw WireException.serialization("Null value in the map " + field.locationName());
+                    throw WireException.serialization("Null value in the map " + where);
                 }
                 map.put(key, v);
             }
             return map;
         }
-        throw WireException.serialization("Unsupported member type " + type + " of " + field.locationName());
+        throw WireException.serialization("Unsupported member type " + type + " of " + where);
     }
 
-    private static void expect(boolean ok, SdkField<?> field, String what, JsonToken found) {
+    private static void expect(boolean ok, String where, String what, JsonToken found) {
         if (!ok) {
-            throw WireException.serialization("Unexpected " + describe(found) + " for " + field.locationName()
-                    + ", expected " + what);
+            throw WireException.serialization("Unexpected " + describe(found) + " for " + where + ", expected " + what);
         }
     }
 

@@ -1,0 +1,63 @@
+package dev.lacuna.dynamodb;
+
+import dev.lacuna.Database;
+import dev.lacuna.DatabaseOptions;
+import dev.lacuna.vfs.MemVfs;
+import java.net.URI;
+import java.nio.file.Path;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.awscore.retry.AwsRetryStrategy;
+import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+
+/**
+ * What a conformance test runs against: a database in memory, and the SDK's {@link DynamoDbClient} reaching it
+ * either in-process ({@link LacunaDynamoDbClient}) or over loopback HTTP ({@link DynamoDbEndpoint}, through the
+ * SDK's own HTTP client, signer and JSON protocol). Closes what it opened.
+ */
+final class Target implements AutoCloseable {
+    final Database db;
+    final DynamoDbClient client;
+    final DynamoDbEndpoint endpoint;
+
+    private Target(Database db, DynamoDbClient client, DynamoDbEndpoint endpoint) {
+        this.db = db;
+        this.client = client;
+        this.endpoint = endpoint;
+    }
+
+    static Database memoryDatabase() {
+        return Database.open(Path.of("/db"), DatabaseOptions.builder().vfs(new MemVfs()).build());
+    }
+
+    static Target inProcess() {
+        Database db = memoryDatabase();
+        return new Target(db, LacunaDynamoDbClient.create(db), null);
+    }
+
+    static Target http(EndpointOptions.Builder options) {
+        Database db = memoryDatabase();
+        DynamoDbEndpoint endpoint = DynamoDbEndpoint.start(db, options.port(0).build());
+        return new Target(db, sdkClient(endpoint.uri(), "AKIDLACUNATEST", "lacuna-test-secret"), endpoint);
+    }
+
+    /** The SDK's client over HTTP to {@code uri}, signing with the key given, never retrying (errors show at once). */
+    static DynamoDbClient sdkClient(URI uri, String accessKey, String secret) {
+        return DynamoDbClient.builder().endpointOverride(uri).region(Region.US_EAST_1)
+                .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create(accessKey, secret)))
+                .httpClient(UrlConnectionHttpClient.create())
+                .overrideConfiguration(o -> o.retryStrategy(AwsRetryStrategy.doNotRetry()))
+                .build();
+    }
+
+    @Override
+    public void close() {
+        client.close();
+        if (endpoint != null) {
+            endpoint.close();
+        }
+        db.close();
+    }
+}

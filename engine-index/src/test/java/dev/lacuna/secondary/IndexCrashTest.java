@@ -16,6 +16,9 @@ import dev.lacuna.kv.KeyspaceRouter;
 import dev.lacuna.kv.KvOptions;
 import dev.lacuna.lsm.LsmStore;
 import dev.lacuna.PutItem;
+import dev.lacuna.GetItem;
+import dev.lacuna.Key;
+import dev.lacuna.Query;
 import dev.lacuna.Scan;
 import dev.lacuna.secondary.BrokenVfs.Breakage;
 import dev.lacuna.secondary.IndexEquivalenceTest.Workload;
@@ -28,6 +31,7 @@ import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Random;
 import java.util.TreeMap;
 import java.util.concurrent.CountDownLatch;
@@ -59,6 +63,11 @@ import org.junit.jupiter.api.TestMethodOrder;
  * each, in GSI1) between its workload steps, and an independent model of the markers acknowledged says
  * what the recovered table and GSI1 must hold: every marker up to the last acknowledged one (or the last
  * recovered one, if later: a writer starts a write only after the previous one's acknowledgement).
+ * A reader beside the writers reads markers from the table (GetItem) and from GSI1 (Query) until the
+ * crash: a marker it saw came from a {@code SYNC} write, visible only once durable, so the recovered table
+ * must hold that marker or a later one of the same writer. Half the crashes happen while the log's
+ * group-commit fsync is held ({@link HeldLogForce}), after every marker slot has been read there: a write
+ * made visible before its fsync would be seen then and lost.
  * {@link #shouldFailOnABrokenFileSystem} shows the checks are not vacuous: short runs on each
  * {@link BrokenVfs.Breakage} must fail.
  */
@@ -89,6 +98,9 @@ class IndexCrashTest {
         int clean;
         long lost;
         long markersChecked;
+        long reads;
+        long seenLost;
+        int held;
         final List<String> problems = new ArrayList<>();
 
         void problem(String p) {
@@ -147,16 +159,21 @@ class IndexCrashTest {
                 + ", crashes after a checkpoint " + totals.checkpointed + ", clean restarts " + totals.clean + ")");
         System.out.println("index crash lost acknowledged writes: " + totals.lost + " (markers compared with the model,"
                 + " in the table and in GSI1: " + totals.markersChecked + ")");
+        System.out.println("index crash reads checked: " + totals.reads + ", visible then lost: " + totals.seenLost
+                + " (crashes with the log's fsync held: " + totals.held + ")");
         assertThat(totals.problems).as("replay a lineage with -Dindex.crash.seed=S -Dindex.crash.cycles=%d", LINEAGE)
                 .isEmpty();
         assertThat(totals.mismatches).isZero();
         assertThat(totals.lost).isZero();
         assertThat(totals.acked).isPositive();
         assertThat(totals.markersChecked).isPositive();
+        assertThat(totals.seenLost).as("markers a reader saw, then lost").isZero();
+        assertThat(totals.reads).as("reads checked").isPositive();
         if (cycles >= CHECKPOINT_LINEAGES * LINEAGE) {
             assertThat(totals.flushes).as("flushes").isPositive();
             assertThat(totals.checkpointed).as("crashes after an updater checkpoint").isPositive();
             assertThat(totals.clean).as("clean restarts").isPositive();
+            assertThat(totals.held).as("crashes with the log's fsync held").isPositive();
         }
     }
 
@@ -186,8 +203,9 @@ class IndexCrashTest {
                     Totals totals = new Totals();
                     try {
                         runLineage(seed, 1, totals, closer, closing, breakage);
-                        if (totals.lost + totals.mismatches > 0 || !totals.problems.isEmpty()) {
-                            outcome = totals.lost + " lost, " + totals.mismatches + " index mismatches"
+                        if (totals.lost + totals.mismatches + totals.seenLost > 0 || !totals.problems.isEmpty()) {
+                            outcome = totals.lost + " lost, " + totals.mismatches + " index mismatches, "
+                                    + totals.seenLost + " seen then lost"
                                     + (totals.problems.isEmpty() ? "" : ", e.g. " + totals.problems.get(0));
                         }
                     } catch (Throwable t) {
@@ -226,8 +244,9 @@ class IndexCrashTest {
         Random random = new Random(seed);
         boolean tiny = seed % 2 == 0;
         BrokenVfs vfs = new BrokenVfs(new MemVfs(), breakage, FAIL_AFTER);
+        HeldLogForce held = new HeldLogForce(vfs);
         Markers markers = new Markers();
-        Database db = Database.open(DIR, options(vfs, tiny));
+        Database db = Database.open(DIR, options(held, tiny));
         try {
             db.createTable(Workload.spec(random.nextBoolean() ? IndexSpec.Projection.INCLUDE : IndexSpec.Projection.KEYS_ONLY));
             for (int c = 0; c < cycles; c++) {
@@ -235,9 +254,9 @@ class IndexCrashTest {
                 String where = "seed " + seed + ", cycle " + c;
                 if (c % CLEAN_EVERY == CLEAN_EVERY - 1) {
                     write(db, markers, random, random.nextInt(MAX_ACKS), totals, where);
-                    check(db, markers, markers.ackedNow(), totals, where + ", live"); // concurrent writers, no crash
+                    check(db, markers, markers.ackedNow(), null, totals, where + ", live"); // concurrent writers, no crash
                     db.close();
-                    db = Database.open(DIR, options(vfs, tiny));
+                    db = Database.open(DIR, options(held, tiny));
                     totals.clean++;
                 }
                 write(db, markers, random, random.nextInt(MAX_ACKS + 1), totals, where);
@@ -246,12 +265,15 @@ class IndexCrashTest {
                     totals.checkpointed++;
                 }
                 long[] ackedBeforeCrash = new long[WRITERS];
-                MemVfs crashed = crashWhileWriting(db, markers, vfs, random, totals, where, ackedBeforeCrash);
+                long[] seenBeforeCrash = new long[WRITERS];
+                MemVfs crashed = crashWhileWriting(db, markers, vfs, held, random, totals, where, ackedBeforeCrash,
+                        seenBeforeCrash);
                 Database old = db;
                 closing.add(closer.submit(old::close));
                 vfs = new BrokenVfs(crashed, breakage, FAIL_AFTER);
-                db = Database.open(DIR, options(vfs, tiny));
-                check(db, markers, ackedBeforeCrash, totals, where);
+                held = new HeldLogForce(vfs);
+                db = Database.open(DIR, options(held, tiny));
+                check(db, markers, ackedBeforeCrash, seenBeforeCrash, totals, where);
             }
         } finally {
             db.close();
@@ -260,17 +282,18 @@ class IndexCrashTest {
 
     /**
      * Checks every index against its recomputation, then the markers in the table and in GSI1 against the
-     * model ({@code mustHave[w]}: writer w's markers acknowledged before the crash); a mismatch or a failure
+     * model ({@code mustHave[w]}: writer w's markers acknowledged before the crash; {@code seen[w]}, if not
+     * null: the highest marker of writer w a reader saw before the crash, or -1); a mismatch or a failure
      * (an index that cannot be read) is recorded, not thrown. The model then continues from what is there.
      */
-    private static void check(Database db, Markers markers, long[] mustHave, Totals totals, String where) {
+    private static void check(Database db, Markers markers, long[] mustHave, long[] seen, Totals totals, String where) {
         String problem;
         try {
             List<IndexChecker.Report> reports = IndexChecker.checkAll(db, Workload.TABLE, WAIT);
             int mismatches = IndexChecker.mismatches(reports);
             totals.mismatches += mismatches;
             problem = mismatches == 0 ? null : reports.toString();
-            checkMarkers(db, markers, mustHave, totals, where);
+            checkMarkers(db, markers, mustHave, seen, totals, where);
         } catch (RuntimeException | AssertionError e) {
             problem = e.toString();
         }
@@ -285,7 +308,8 @@ class IndexCrashTest {
      * a writer writes a marker only after the previous one was acknowledged, so a recovered marker vouches
      * for every earlier one. Read from the table, and from GSI1 (caught up by {@link IndexChecker#checkAll}).
      */
-    private static void checkMarkers(Database db, Markers markers, long[] mustHave, Totals totals, String where) {
+    private static void checkMarkers(Database db, Markers markers, long[] mustHave, long[] seen, Totals totals,
+                                     String where) {
         List<Item> table = IndexChecker.scanAll(db, Workload.TABLE, new Scan());
         List<Item> index = IndexChecker.scanAll(db, Workload.TABLE, new Scan().index(Workload.GSI1));
         for (int w = 0; w < WRITERS; w++) {
@@ -294,6 +318,11 @@ class IndexCrashTest {
             long recovered = -1;
             for (long seq : inTable.values()) {
                 recovered = Math.max(recovered, seq);
+            }
+            if (seen != null && seen[w] > recovered) {
+                totals.seenLost++;
+                totals.problem(where + ": writer " + w + " marker " + seen[w] + " was read before the crash, but the"
+                        + " table holds only up to " + recovered);
             }
             long bound = Math.max(recovered, mustHave[w] - 1);
             if (bound >= markers.next[w]) {
@@ -341,25 +370,142 @@ class IndexCrashTest {
     }
 
     /**
-     * Runs the writers until {@code acks} workload steps are acknowledged, then clones the file system while
-     * they still run; {@code ackedBeforeCrash} receives each writer's markers acknowledged before the clone.
+     * Runs the writers and a reader until {@code acks} workload steps are acknowledged, then clones the file
+     * system while they still run; {@code ackedBeforeCrash} receives each writer's markers acknowledged
+     * before the clone, {@code seenBeforeCrash} the highest marker of each the reader saw before it (or -1).
      */
-    private MemVfs crashWhileWriting(Database db, Markers markers, BrokenVfs vfs, Random random, Totals totals,
-                                     String where, long[] ackedBeforeCrash) throws Exception {
+    private MemVfs crashWhileWriting(Database db, Markers markers, BrokenVfs vfs, HeldLogForce held, Random random,
+                                     Totals totals, String where, long[] ackedBeforeCrash, long[] seenBeforeCrash)
+            throws Exception {
         Writers writers = new Writers(db, markers, random, random.nextInt(MAX_ACKS + 1));
+        Reader reader = new Reader(db, random.nextLong());
+        boolean hold = random.nextBoolean();
+        Thread probe = null;
         MemVfs crashed;
         boolean reached;
         try {
             reached = writers.acks.await(60, TimeUnit.SECONDS);
+            if (hold && writers.failures.isEmpty()) {
+                held.hold();
+                if (held.awaitHeld(TimeUnit.SECONDS.toNanos(5))) {
+                    totals.held++;
+                    // The markers waiting for the held fsync must not be seen. The probe reads every slot on a
+                    // thread of its own: an index read waits while a SYNC transaction holds the index's lock
+                    // through its fsync, so it may end only after the release (and then counts nothing).
+                    probe = new Thread(() -> reader.readEverySlot(db), "index-crash-probe");
+                    probe.start();
+                    probe.join(TimeUnit.SECONDS.toMillis(2));
+                }
+            }
             System.arraycopy(markers.ackedNow(), 0, ackedBeforeCrash, 0, WRITERS); // read before the clone
+            reader.crashing.set(true);
             crashed = vfs.crashClone(random.nextBoolean() ? random : null);
             totals.flushes += db.storageStats().flushes();
         } finally {
+            held.release();
             writers.stop();
+            reader.stop();
+            if (probe != null) {
+                probe.join(TimeUnit.SECONDS.toMillis(60));
+                assertThat(probe.isAlive()).as("the probe hangs").isFalse();
+            }
         }
         writers.check(where, reached);
+        assertThat(reader.failure).as("reader failure at %s", where).isNull();
+        for (int w = 0; w < WRITERS; w++) {
+            seenBeforeCrash[w] = reader.seen.get(w);
+        }
+        totals.reads += reader.reads.get();
         totals.acked += writers.acknowledged.get();
         return crashed;
+    }
+
+    /**
+     * Reads markers until stopped, from the table by key and from GSI1 by writer partition, keeping the
+     * highest sequence number of each writer seen while {@link #crashing} was not yet set.
+     */
+    private static final class Reader {
+        final AtomicBoolean stop = new AtomicBoolean();
+        final AtomicBoolean crashing = new AtomicBoolean();
+        final AtomicLongArray seen = new AtomicLongArray(WRITERS);
+        final AtomicLong reads = new AtomicLong();
+        final Thread thread;
+        volatile Throwable failure;
+
+        Reader(Database db, long seed) {
+            for (int w = 0; w < WRITERS; w++) {
+                seen.set(w, -1);
+            }
+            thread = new Thread(() -> {
+                Random r = new Random(seed);
+                try {
+                    while (!stop.get()) {
+                        int w = r.nextInt(WRITERS);
+                        if (r.nextBoolean()) {
+                            readSlot(db, w, r.nextInt(SLOTS));
+                        } else {
+                            readIndex(db, w);
+                        }
+                    }
+                } catch (Throwable e) {
+                    failure = e;
+                }
+            }, "index-crash-reader");
+            thread.start();
+        }
+
+        /**
+         * Reads every marker slot of every writer from the table, then each writer's markers from GSI1, on the
+         * caller's thread; a failure is kept in {@link #failure}.
+         */
+        void readEverySlot(Database db) {
+            try {
+                for (int w = 0; w < WRITERS; w++) {
+                    for (int slot = 0; slot < SLOTS; slot++) {
+                        readSlot(db, w, slot);
+                    }
+                }
+                for (int w = 0; w < WRITERS; w++) {
+                    readIndex(db, w);
+                }
+            } catch (Throwable e) {
+                failure = e;
+            }
+        }
+
+        private void readSlot(Database db, int w, int slot) {
+            Optional<Item> item = db.getItem(Workload.TABLE, new GetItem(Key.of("pk", AttributeValue.s("ACK-" + w),
+                    "sk", AttributeValue.s("M" + slot))));
+            item.ifPresent(i -> saw(w, seq(i)));
+        }
+
+        private void readIndex(Database db, int w) {
+            long max = -1;
+            for (Item item : db.query(Workload.TABLE, new Query("GSI1PK = :p").index(Workload.GSI1)
+                    .value(":p", AttributeValue.s("ACK#" + w))).items()) {
+                max = Math.max(max, seq(item));
+            }
+            if (max >= 0) {
+                saw(w, max);
+            }
+        }
+
+        private void saw(int w, long seq) {
+            if (!crashing.get()) { // counted only if read before the clone began
+                seen.accumulateAndGet(w, seq, Math::max);
+                reads.incrementAndGet();
+            }
+        }
+
+        private static long seq(Item item) {
+            return ((AttributeValue.N) item.get("seq")).value().longValueExact();
+        }
+
+        void stop() throws InterruptedException {
+            stop.set(true);
+            thread.join(TimeUnit.SECONDS.toMillis(60));
+            assertThat(thread.isAlive()).as("%s hangs", thread.getName()).isFalse();
+        }
     }
 
     /** Writes {@code acks} workload steps (and markers) with the writers, and stops them. */

@@ -378,11 +378,10 @@ final class Tables {
             }
             if (i.kind() == IndexSpec.Kind.GLOBAL) {
                 IndexDescription state = t.index(i.name());
-                boolean creating = state != null && state.status() == dev.lacuna.IndexStatus.CREATING;
+                dev.lacuna.IndexStatus status = state == null ? dev.lacuna.IndexStatus.ACTIVE : state.status();
+                boolean creating = status == dev.lacuna.IndexStatus.CREATING;
                 globals.add(GlobalSecondaryIndexDescription.builder().indexName(i.name()).keySchema(keySchema(i))
-                        .projection(projection(i))
-                        .indexStatus(creating ? software.amazon.awssdk.services.dynamodb.model.IndexStatus.CREATING
-                                : software.amazon.awssdk.services.dynamodb.model.IndexStatus.ACTIVE)
+                        .projection(projection(i)).indexStatus(indexStatus(status))
                         .backfilling(creating ? Boolean.TRUE : null).indexSizeBytes(0L).itemCount(0L)
                         .indexArn(arn + "/index/" + i.name()).provisionedThroughput(throughput()).build());
             } else {
@@ -418,6 +417,22 @@ final class Tables {
             b.localSecondaryIndexes(locals);
         }
         return b.build();
+    }
+
+    /**
+     * DynamoDB's {@code IndexStatus} for Lacuna's: {@code CREATING} while the index is backfilled, {@code ACTIVE}
+     * after. DynamoDB has no status for an index whose maintainer stopped on an error, and none of its four
+     * (CREATING, UPDATING, DELETING, ACTIVE) would be true of it: such an index is reported as {@code FAILED}, a
+     * value outside DynamoDB's set that the SDK reads as {@code UNKNOWN_TO_SDK_VERSION} (with
+     * {@code indexStatusAsString()} "FAILED"), so that a client waiting for {@code ACTIVE} never takes it for a
+     * working index.
+     */
+    static String indexStatus(dev.lacuna.IndexStatus status) {
+        return switch (status) {
+            case CREATING -> software.amazon.awssdk.services.dynamodb.model.IndexStatus.CREATING.toString();
+            case ACTIVE -> software.amazon.awssdk.services.dynamodb.model.IndexStatus.ACTIVE.toString();
+            case FAILED -> "FAILED";
+        };
     }
 
     private static ProvisionedThroughputDescription throughput() {

@@ -707,6 +707,35 @@ abstract class ConformanceTest {
     }
 
     @Test
+    void shouldFeedWritesMadeThroughDynamoDbsApiToTheStreamItEnabled() throws InterruptedException {
+        TableDescription created = createPlainTickets(StreamSpecification.builder().streamEnabled(true)
+                .streamViewType(StreamViewType.NEW_AND_OLD_IMAGES).build());
+        dynamo.putItem(b -> b.tableName(TABLE).item(ticket("T#1", "META", "status", "open")));
+        dynamo.updateItem(b -> b.tableName(TABLE).key(keyOf("T#1", "META")).updateExpression("SET #s = :c")
+                .expressionAttributeNames(Map.of("#s", "status")).expressionAttributeValues(Map.of(":c", s("closed"))));
+        dynamo.deleteItem(b -> b.tableName(TABLE).key(keyOf("T#1", "META")));
+        List<dev.lacuna.StreamRecord> records = new ArrayList<>();
+        try (dev.lacuna.StreamConsumer c = target.db.streamConsumer(TABLE, "conformance")) {
+            // The consumer's stream is the one DynamoDB's API described: the same label.
+            assertThat(c.streamArn()).endsWith("/stream/" + created.latestStreamLabel());
+            long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+            while (records.size() < 3 && System.nanoTime() < deadline) {
+                records.addAll(c.poll(10, Duration.ofSeconds(1)).records()); // waits for a record, not a time
+            }
+        }
+        assertThat(records).extracting(dev.lacuna.StreamRecord::eventName).containsExactly(
+                dev.lacuna.OperationType.INSERT, dev.lacuna.OperationType.MODIFY, dev.lacuna.OperationType.REMOVE);
+        assertThat(records.get(0).oldImage()).isNull();
+        assertThat(records.get(0).newImage().getString("status")).isEqualTo("open");
+        assertThat(records.get(1).oldImage().getString("status")).isEqualTo("open");
+        assertThat(records.get(1).newImage().getString("status")).isEqualTo("closed");
+        assertThat(records.get(2).oldImage().getString("status")).isEqualTo("closed");
+        assertThat(records.get(2).newImage()).isNull();
+        assertThat(records).allSatisfy(r -> assertThat(r.streamViewType())
+                .isEqualTo(dev.lacuna.StreamViewType.NEW_AND_OLD_IMAGES));
+    }
+
+    @Test
     void shouldLeaveTheStreamOutOfATableThatNeverHadOne() {
         TableDescription created = createPlainTickets(StreamSpecification.builder().streamEnabled(false).build());
         assertThat(created.streamSpecification()).isNull();

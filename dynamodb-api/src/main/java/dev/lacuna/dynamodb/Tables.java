@@ -82,7 +82,7 @@ final class Tables {
         if (!r.hasKeySchema()) {
             throw Errors.constraint(null, "keySchema", "Member must not be null");
         }
-        StreamSpecification stream = stream(r.streamSpecification());
+        StreamSpecification stream = stream(r.streamSpecification(), true);
         Map<String, AttributeValue.Type> defined = definitions(r.attributeDefinitions());
         Set<String> used = new LinkedHashSet<>();
         KeyAttribute[] keys = keySchema(r.keySchema(), defined, used, "KeySchema");
@@ -165,7 +165,7 @@ final class Tables {
      */
     UpdateTableResponse update(UpdateTableRequest r) {
         String name = Errors.required(r.tableName(), "tableName");
-        StreamSpecification stream = stream(r.streamSpecification());
+        StreamSpecification stream = stream(r.streamSpecification(), false);
         dev.lacuna.TableDescription current = db.describeTable(name);
         TableSpec spec = current.spec();
         if (stream != null) {
@@ -208,9 +208,10 @@ final class Tables {
     /**
      * Lacuna's stream specification for DynamoDB's (null if none is given), checked as DynamoDB checks it:
      * {@code StreamEnabled} is required, {@code StreamViewType} must be one of DynamoDB's four, given when the
-     * stream is enabled and only then.
+     * stream is enabled and only then (DynamoDB words that differently for CreateTable and UpdateTable).
      */
-    private static StreamSpecification stream(software.amazon.awssdk.services.dynamodb.model.StreamSpecification s) {
+    private static StreamSpecification stream(software.amazon.awssdk.services.dynamodb.model.StreamSpecification s,
+                                              boolean creating) {
         if (s == null) {
             return null;
         }
@@ -219,12 +220,14 @@ final class Tables {
                 s.streamViewTypeAsString(), "streamSpecification.streamViewType",
                 software.amazon.awssdk.services.dynamodb.model.StreamViewType.class);
         if (enabled && view == null) {
-            throw Errors.validation("One or more parameter values were invalid: If stream is being enabled then"
-                    + " UpdateViewType is required");
+            throw Errors.validation("One or more parameter values were invalid: " + (creating
+                    ? "Table is being created with a stream enabled, UpdateViewType is required"
+                    : "If stream is being enabled then UpdateViewType is required"));
         }
         if (!enabled && view != null) {
-            throw Errors.validation("One or more parameter values were invalid: If stream is being disabled, then"
-                    + " UpdateViewType must not be specified");
+            throw Errors.validation("One or more parameter values were invalid: " + (creating
+                    ? "Table is being created with a stream disabled, UpdateViewType should not be specified"
+                    : "If stream is being disabled, then UpdateViewType must not be specified"));
         }
         return enabled ? StreamSpecification.enabled(StreamViewType.valueOf(view.name())) : StreamSpecification.DISABLED;
     }

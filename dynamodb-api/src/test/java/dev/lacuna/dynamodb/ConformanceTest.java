@@ -764,8 +764,12 @@ abstract class ConformanceTest {
         assertValidation(() -> createPlainTickets(StreamSpecification.builder().streamEnabled(true)
                 .streamViewType("FULL_IMAGE").build()), m -> assertThat(m).isEqualTo(enumMessage));
         assertValidation(() -> createPlainTickets(StreamSpecification.builder().streamEnabled(true).build()),
-                m -> assertThat(m).isEqualTo("One or more parameter values were invalid: If stream is being enabled"
-                        + " then UpdateViewType is required"));
+                m -> assertThat(m).isEqualTo("One or more parameter values were invalid: Table is being created with"
+                        + " a stream enabled, UpdateViewType is required"));
+        assertValidation(() -> createPlainTickets(StreamSpecification.builder().streamEnabled(false)
+                        .streamViewType(StreamViewType.NEW_IMAGE).build()),
+                m -> assertThat(m).isEqualTo("One or more parameter values were invalid: Table is being created with"
+                        + " a stream disabled, UpdateViewType should not be specified"));
         assertValidation(() -> createPlainTickets(StreamSpecification.builder()
                         .streamViewType(StreamViewType.KEYS_ONLY).build()),
                 m -> assertThat(m).isEqualTo("1 validation error detected: Value null at"

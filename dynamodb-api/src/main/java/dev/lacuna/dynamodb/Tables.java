@@ -5,6 +5,8 @@ import dev.lacuna.Database;
 import dev.lacuna.IndexDescription;
 import dev.lacuna.IndexSpec;
 import dev.lacuna.KeyAttribute;
+import dev.lacuna.StreamSpecification;
+import dev.lacuna.StreamViewType;
 import dev.lacuna.TableSpec;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -56,8 +58,8 @@ import software.amazon.awssdk.services.dynamodb.model.UpdateTimeToLiveRequest;
 import software.amazon.awssdk.services.dynamodb.model.UpdateTimeToLiveResponse;
 
 /**
- * The table operations (CreateTable, DescribeTable, ListTables, DeleteTable, UpdateTable), time to live and tags,
- * between the SDK's shapes and Lacuna's {@link TableSpec}. DynamoDB's capacity settings (billing mode, throughput,
+ * The table operations (CreateTable, DescribeTable, ListTables, DeleteTable, UpdateTable), their stream
+ * specification, time to live and tags, between the SDK's shapes and Lacuna's {@link TableSpec}. DynamoDB's capacity settings (billing mode, throughput,
  * table class, encryption) have no meaning here and are accepted and ignored; a table reports on-demand billing.
  */
 final class Tables {
@@ -80,9 +82,7 @@ final class Tables {
         if (!r.hasKeySchema()) {
             throw Errors.constraint(null, "keySchema", "Member must not be null");
         }
-        if (r.streamSpecification() != null && Boolean.TRUE.equals(r.streamSpecification().streamEnabled())) {
-            throw Errors.validation("Lacuna does not have streams yet: StreamSpecification must not enable a stream");
-        }
+        StreamSpecification stream = stream(r.streamSpecification(), true);
         Map<String, AttributeValue.Type> defined = definitions(r.attributeDefinitions());
         Set<String> used = new LinkedHashSet<>();
         KeyAttribute[] keys = keySchema(r.keySchema(), defined, used, "KeySchema");
@@ -110,6 +110,9 @@ final class Tables {
         if (!used.containsAll(defined.keySet()) || used.size() != defined.size()) {
             throw Errors.validation("One or more parameter values were invalid: Some AttributeDefinitions are not used."
                     + " AttributeDefinitions: " + defined.keySet() + ", keys used: " + used);
+        }
+        if (stream != null && stream.streamEnabled()) {
+            spec.streamSpecification(stream);
         }
         dev.lacuna.TableDescription created = db.createTable(spec.build());
         if (r.hasTags() && !r.tags().isEmpty()) {
@@ -154,15 +157,29 @@ final class Tables {
                 .tableDescription(describe(gone).toBuilder().tableStatus(TableStatus.DELETING).build()).build();
     }
 
-    /** Adds and drops global indexes (added ones are backfilled online); capacity settings are ignored. */
+    /**
+     * Adds and drops global indexes (added ones are backfilled online) and enables or disables the table's stream;
+     * capacity settings are ignored. A stream is refused as DynamoDB refuses it: enabling one while one is enabled
+     * (also to change its view type: disable it first, which makes a new stream with a new label) or disabling one
+     * when none is enabled.
+     */
     UpdateTableResponse update(UpdateTableRequest r) {
         String name = Errors.required(r.tableName(), "tableName");
-        if (r.streamSpecification() != null && Boolean.TRUE.equals(r.streamSpecification().streamEnabled())) {
-            throw Errors.validation("Lacuna does not have streams yet: StreamSpecification must not enable a stream");
+        StreamSpecification stream = stream(r.streamSpecification(), false);
+        dev.lacuna.TableDescription current = db.describeTable(name);
+        TableSpec spec = current.spec();
+        if (stream != null) {
+            // DynamoDB's words; the engine refuses the same changes (with its own) if a concurrent update won.
+            if (stream.streamEnabled() && current.streamSpecification().streamEnabled()) {
+                throw Errors.validation("Table already has an enabled stream: TableName: " + name);
+            }
+            if (!stream.streamEnabled() && !current.streamSpecification().streamEnabled()) {
+                throw Errors.validation("Table has no stream to disable: TableName: " + name);
+            }
         }
-        TableSpec spec = spec(name);
-        if (!r.hasGlobalSecondaryIndexUpdates() || r.globalSecondaryIndexUpdates().isEmpty()) {
-            return UpdateTableResponse.builder().tableDescription(describe(db.describeTable(name))).build();
+        boolean indexUpdates = r.hasGlobalSecondaryIndexUpdates() && !r.globalSecondaryIndexUpdates().isEmpty();
+        if (!indexUpdates && stream == null) {
+            return UpdateTableResponse.builder().tableDescription(describe(current)).build();
         }
         Map<String, AttributeValue.Type> defined = definitions(r.attributeDefinitions());
         Set<String> used = new LinkedHashSet<>();
@@ -184,8 +201,35 @@ final class Tables {
             }
         }
         dev.lacuna.TableDescription updated = db.updateTable(new TableSpec(name, spec.partitionKey(), spec.sortKey(),
-                spec.partitions(), indexes));
+                spec.partitions(), indexes, stream));
         return UpdateTableResponse.builder().tableDescription(describe(updated)).build();
+    }
+
+    /**
+     * Lacuna's stream specification for DynamoDB's (null if none is given), checked as DynamoDB checks it:
+     * {@code StreamEnabled} is required, {@code StreamViewType} must be one of DynamoDB's four, given when the
+     * stream is enabled and only then (DynamoDB words that differently for CreateTable and UpdateTable).
+     */
+    private static StreamSpecification stream(software.amazon.awssdk.services.dynamodb.model.StreamSpecification s,
+                                              boolean creating) {
+        if (s == null) {
+            return null;
+        }
+        boolean enabled = Errors.required(s.streamEnabled(), "streamSpecification.streamEnabled");
+        software.amazon.awssdk.services.dynamodb.model.StreamViewType view = Errors.enumValue(
+                s.streamViewTypeAsString(), "streamSpecification.streamViewType",
+                software.amazon.awssdk.services.dynamodb.model.StreamViewType.class);
+        if (enabled && view == null) {
+            throw Errors.validation("One or more parameter values were invalid: " + (creating
+                    ? "Table is being created with a stream enabled, UpdateViewType is required"
+                    : "If stream is being enabled then UpdateViewType is required"));
+        }
+        if (!enabled && view != null) {
+            throw Errors.validation("One or more parameter values were invalid: " + (creating
+                    ? "Table is being created with a stream disabled, UpdateViewType should not be specified"
+                    : "If stream is being disabled, then UpdateViewType must not be specified"));
+        }
+        return enabled ? StreamSpecification.enabled(StreamViewType.valueOf(view.name())) : StreamSpecification.DISABLED;
     }
 
     UpdateTimeToLiveResponse updateTimeToLive(UpdateTimeToLiveRequest r) {
@@ -337,11 +381,10 @@ final class Tables {
             }
             if (i.kind() == IndexSpec.Kind.GLOBAL) {
                 IndexDescription state = t.index(i.name());
-                boolean creating = state != null && state.status() == dev.lacuna.IndexStatus.CREATING;
+                dev.lacuna.IndexStatus status = state == null ? dev.lacuna.IndexStatus.ACTIVE : state.status();
+                boolean creating = status == dev.lacuna.IndexStatus.CREATING;
                 globals.add(GlobalSecondaryIndexDescription.builder().indexName(i.name()).keySchema(keySchema(i))
-                        .projection(projection(i))
-                        .indexStatus(creating ? software.amazon.awssdk.services.dynamodb.model.IndexStatus.CREATING
-                                : software.amazon.awssdk.services.dynamodb.model.IndexStatus.ACTIVE)
+                        .projection(projection(i)).indexStatus(indexStatus(status))
                         .backfilling(creating ? Boolean.TRUE : null).indexSizeBytes(0L).itemCount(0L)
                         .indexArn(arn + "/index/" + i.name()).provisionedThroughput(throughput()).build());
             } else {
@@ -361,6 +404,15 @@ final class Tables {
                 .itemCount(0L).tableSizeBytes(0L).provisionedThroughput(throughput())
                 .billingModeSummary(BillingModeSummary.builder().billingMode(BillingMode.PAY_PER_REQUEST).build())
                 .deletionProtectionEnabled(false);
+        if (t.streamSpecification().streamEnabled()) {
+            // DynamoDB leaves StreamSpecification out when the stream is disabled (or never was enabled), and keeps
+            // the latest stream's label and ARN after it is disabled.
+            b.streamSpecification(software.amazon.awssdk.services.dynamodb.model.StreamSpecification.builder()
+                    .streamEnabled(true).streamViewType(t.streamSpecification().streamViewType().name()).build());
+        }
+        if (t.latestStreamLabel() != null) {
+            b.latestStreamLabel(t.latestStreamLabel()).latestStreamArn(arn + "/stream/" + t.latestStreamLabel());
+        }
         if (!globals.isEmpty()) {
             b.globalSecondaryIndexes(globals);
         }
@@ -368,6 +420,22 @@ final class Tables {
             b.localSecondaryIndexes(locals);
         }
         return b.build();
+    }
+
+    /**
+     * DynamoDB's {@code IndexStatus} for Lacuna's: {@code CREATING} while the index is backfilled, {@code ACTIVE}
+     * after. DynamoDB has no status for an index whose maintainer stopped on an error, and none of its four
+     * (CREATING, UPDATING, DELETING, ACTIVE) would be true of it: such an index is reported as {@code FAILED}, a
+     * value outside DynamoDB's set that the SDK reads as {@code UNKNOWN_TO_SDK_VERSION} (with
+     * {@code indexStatusAsString()} "FAILED"), so that a client waiting for {@code ACTIVE} never takes it for a
+     * working index.
+     */
+    static String indexStatus(dev.lacuna.IndexStatus status) {
+        return switch (status) {
+            case CREATING -> software.amazon.awssdk.services.dynamodb.model.IndexStatus.CREATING.toString();
+            case ACTIVE -> software.amazon.awssdk.services.dynamodb.model.IndexStatus.ACTIVE.toString();
+            case FAILED -> "FAILED";
+        };
     }
 
     private static ProvisionedThroughputDescription throughput() {

@@ -57,6 +57,8 @@ import software.amazon.awssdk.services.dynamodb.model.ReturnConsumedCapacity;
 import software.amazon.awssdk.services.dynamodb.model.ReturnValue;
 import software.amazon.awssdk.services.dynamodb.model.ReturnValuesOnConditionCheckFailure;
 import software.amazon.awssdk.services.dynamodb.model.ScalarAttributeType;
+import software.amazon.awssdk.services.dynamodb.model.StreamSpecification;
+import software.amazon.awssdk.services.dynamodb.model.StreamViewType;
 import software.amazon.awssdk.services.dynamodb.model.Select;
 import software.amazon.awssdk.services.dynamodb.model.TableDescription;
 import software.amazon.awssdk.services.dynamodb.model.TableStatus;
@@ -635,6 +637,153 @@ abstract class ConformanceTest {
                 GlobalSecondaryIndexUpdate.builder().delete(d -> d.indexName("GSI1")).build()));
         assertThat(dynamo.describeTable(b -> b.tableName(TABLE)).table().globalSecondaryIndexes())
                 .extracting(g -> g.indexName()).containsExactly("ByAssignee");
+    }
+
+    /** Tickets with only its key (pk, sk) and, if {@code stream} is given, that stream specification. */
+    TableDescription createPlainTickets(StreamSpecification stream) {
+        return dynamo.createTable(b -> b.tableName(TABLE)
+                .attributeDefinitions(def("pk", ScalarAttributeType.S), def("sk", ScalarAttributeType.S))
+                .keySchema(key("pk", KeyType.HASH), key("sk", KeyType.RANGE))
+                .billingMode(BillingMode.PAY_PER_REQUEST).streamSpecification(stream)).tableDescription();
+    }
+
+    static final String STREAM_ARN_PREFIX = "arn:aws:dynamodb:lacuna:000000000000:table/" + TABLE + "/stream/";
+    static final String LABEL = "\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{3}";
+
+    @Test
+    void shouldCreateDescribeDisableAndReEnableAStreamAsDynamoDbDoes() {
+        TableDescription created = createPlainTickets(StreamSpecification.builder().streamEnabled(true)
+                .streamViewType(StreamViewType.NEW_AND_OLD_IMAGES).build());
+        assertThat(created.streamSpecification()).isEqualTo(StreamSpecification.builder().streamEnabled(true)
+                .streamViewType(StreamViewType.NEW_AND_OLD_IMAGES).build());
+        // DynamoDB's label is the stream's creation time to the millisecond, and its ARN the table's + /stream/label.
+        String label = created.latestStreamLabel();
+        assertThat(label).matches(LABEL);
+        assertThat(created.latestStreamArn()).isEqualTo(STREAM_ARN_PREFIX + label);
+        assertThat(created.latestStreamArn()).startsWith(created.tableArn() + "/stream/");
+
+        TableDescription described = dynamo.describeTable(b -> b.tableName(TABLE)).table();
+        assertThat(described.streamSpecification()).isEqualTo(created.streamSpecification());
+        assertThat(described.latestStreamLabel()).isEqualTo(label);
+        assertThat(described.latestStreamArn()).isEqualTo(created.latestStreamArn());
+
+        // Enabling again, also to change the view type, is refused: a view type changes by disabling first.
+        for (StreamViewType view : List.of(StreamViewType.NEW_AND_OLD_IMAGES, StreamViewType.KEYS_ONLY)) {
+            assertValidation(() -> dynamo.updateTable(b -> b.tableName(TABLE).streamSpecification(s -> s
+                            .streamEnabled(true).streamViewType(view))),
+                    m -> assertThat(m).isEqualTo("Table already has an enabled stream: TableName: " + TABLE));
+        }
+        assertValidation(() -> dynamo.updateTable(b -> b.tableName(TABLE).streamSpecification(s -> s
+                        .streamEnabled(false).streamViewType(StreamViewType.KEYS_ONLY))),
+                m -> assertThat(m).isEqualTo("One or more parameter values were invalid: If stream is being disabled,"
+                        + " then UpdateViewType must not be specified"));
+
+        // Disabled: StreamSpecification is left out, the latest stream's label and ARN stay.
+        TableDescription disabled = dynamo.updateTable(b -> b.tableName(TABLE)
+                .streamSpecification(s -> s.streamEnabled(false))).tableDescription();
+        assertThat(disabled.streamSpecification()).isNull();
+        assertThat(disabled.latestStreamLabel()).isEqualTo(label);
+        assertThat(disabled.latestStreamArn()).isEqualTo(STREAM_ARN_PREFIX + label);
+        described = dynamo.describeTable(b -> b.tableName(TABLE)).table();
+        assertThat(described.streamSpecification()).isNull();
+        assertThat(described.latestStreamArn()).isEqualTo(STREAM_ARN_PREFIX + label);
+        assertValidation(() -> dynamo.updateTable(b -> b.tableName(TABLE).streamSpecification(s -> s
+                        .streamEnabled(false))),
+                m -> assertThat(m).isEqualTo("Table has no stream to disable: TableName: " + TABLE));
+
+        // Enabled again: a new stream, with a label and ARN of its own, and the new view type.
+        TableDescription again = dynamo.updateTable(b -> b.tableName(TABLE)
+                .streamSpecification(s -> s.streamEnabled(true).streamViewType(StreamViewType.KEYS_ONLY)))
+                .tableDescription();
+        assertThat(again.streamSpecification().streamEnabled()).isTrue();
+        assertThat(again.streamSpecification().streamViewType()).isEqualTo(StreamViewType.KEYS_ONLY);
+        assertThat(again.latestStreamLabel()).matches(LABEL).isNotEqualTo(label);
+        assertThat(again.latestStreamArn()).isEqualTo(STREAM_ARN_PREFIX + again.latestStreamLabel());
+        assertThat(dynamo.describeTable(b -> b.tableName(TABLE)).table().latestStreamArn())
+                .isEqualTo(again.latestStreamArn());
+        // The engine has the new stream too (what its consumers read).
+        assertThat(target.db.describeTable(TABLE).streamSpecification())
+                .isEqualTo(dev.lacuna.StreamSpecification.enabled(dev.lacuna.StreamViewType.KEYS_ONLY));
+    }
+
+    @Test
+    void shouldFeedWritesMadeThroughDynamoDbsApiToTheStreamItEnabled() throws InterruptedException {
+        TableDescription created = createPlainTickets(StreamSpecification.builder().streamEnabled(true)
+                .streamViewType(StreamViewType.NEW_AND_OLD_IMAGES).build());
+        dynamo.putItem(b -> b.tableName(TABLE).item(ticket("T#1", "META", "status", "open")));
+        dynamo.updateItem(b -> b.tableName(TABLE).key(keyOf("T#1", "META")).updateExpression("SET #s = :c")
+                .expressionAttributeNames(Map.of("#s", "status")).expressionAttributeValues(Map.of(":c", s("closed"))));
+        dynamo.deleteItem(b -> b.tableName(TABLE).key(keyOf("T#1", "META")));
+        List<dev.lacuna.StreamRecord> records = new ArrayList<>();
+        try (dev.lacuna.StreamConsumer c = target.db.streamConsumer(TABLE, "conformance")) {
+            // The consumer's stream is the one DynamoDB's API described: the same label.
+            assertThat(c.streamArn()).endsWith("/stream/" + created.latestStreamLabel());
+            long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+            while (records.size() < 3 && System.nanoTime() < deadline) {
+                records.addAll(c.poll(10, Duration.ofSeconds(1)).records()); // waits for a record, not a time
+            }
+        }
+        assertThat(records).extracting(dev.lacuna.StreamRecord::eventName).containsExactly(
+                dev.lacuna.OperationType.INSERT, dev.lacuna.OperationType.MODIFY, dev.lacuna.OperationType.REMOVE);
+        assertThat(records.get(0).oldImage()).isNull();
+        assertThat(records.get(0).newImage().getString("status")).isEqualTo("open");
+        assertThat(records.get(1).oldImage().getString("status")).isEqualTo("open");
+        assertThat(records.get(1).newImage().getString("status")).isEqualTo("closed");
+        assertThat(records.get(2).oldImage().getString("status")).isEqualTo("closed");
+        assertThat(records.get(2).newImage()).isNull();
+        assertThat(records).allSatisfy(r -> assertThat(r.streamViewType())
+                .isEqualTo(dev.lacuna.StreamViewType.NEW_AND_OLD_IMAGES));
+    }
+
+    @Test
+    void shouldLeaveTheStreamOutOfATableThatNeverHadOne() {
+        TableDescription created = createPlainTickets(StreamSpecification.builder().streamEnabled(false).build());
+        assertThat(created.streamSpecification()).isNull();
+        assertThat(created.latestStreamLabel()).isNull();
+        assertThat(created.latestStreamArn()).isNull();
+        TableDescription described = dynamo.describeTable(b -> b.tableName(TABLE)).table();
+        assertThat(described.streamSpecification()).isNull();
+        assertThat(described.latestStreamArn()).isNull();
+        assertThat(target.db.describeTable(TABLE).streamSpecification().streamEnabled()).isFalse();
+        assertValidation(() -> dynamo.updateTable(b -> b.tableName(TABLE).streamSpecification(s -> s
+                        .streamEnabled(false))),
+                m -> assertThat(m).isEqualTo("Table has no stream to disable: TableName: " + TABLE));
+        // Enabled later with UpdateTable, as DynamoDB allows.
+        TableDescription enabled = dynamo.updateTable(b -> b.tableName(TABLE)
+                .streamSpecification(s -> s.streamEnabled(true).streamViewType(StreamViewType.NEW_IMAGE)))
+                .tableDescription();
+        assertThat(enabled.streamSpecification().streamViewTypeAsString()).isEqualTo("NEW_IMAGE");
+        assertThat(enabled.latestStreamArn()).isEqualTo(STREAM_ARN_PREFIX + enabled.latestStreamLabel());
+    }
+
+    @Test
+    void shouldRefuseStreamSpecificationsDynamoDbRefuses() {
+        String enumMessage = "1 validation error detected: Value 'FULL_IMAGE' at 'streamSpecification.streamViewType'"
+                + " failed to satisfy constraint: Member must satisfy enum value set: [NEW_IMAGE, OLD_IMAGE,"
+                + " NEW_AND_OLD_IMAGES, KEYS_ONLY]";
+        assertValidation(() -> createPlainTickets(StreamSpecification.builder().streamEnabled(true)
+                .streamViewType("FULL_IMAGE").build()), m -> assertThat(m).isEqualTo(enumMessage));
+        assertValidation(() -> createPlainTickets(StreamSpecification.builder().streamEnabled(true).build()),
+                m -> assertThat(m).isEqualTo("One or more parameter values were invalid: Table is being created with"
+                        + " a stream enabled, UpdateViewType is required"));
+        assertValidation(() -> createPlainTickets(StreamSpecification.builder().streamEnabled(false)
+                        .streamViewType(StreamViewType.NEW_IMAGE).build()),
+                m -> assertThat(m).isEqualTo("One or more parameter values were invalid: Table is being created with"
+                        + " a stream disabled, UpdateViewType should not be specified"));
+        assertValidation(() -> createPlainTickets(StreamSpecification.builder()
+                        .streamViewType(StreamViewType.KEYS_ONLY).build()),
+                m -> assertThat(m).isEqualTo("1 validation error detected: Value null at"
+                        + " 'streamSpecification.streamEnabled' failed to satisfy constraint: Member must not be null"));
+        assertThat(dynamo.listTables().tableNames()).isEmpty();
+        createPlainTickets(null);
+        assertValidation(() -> dynamo.updateTable(b -> b.tableName(TABLE).streamSpecification(s -> s
+                .streamEnabled(true).streamViewType("FULL_IMAGE"))), m -> assertThat(m).isEqualTo(enumMessage));
+        assertValidation(() -> dynamo.updateTable(b -> b.tableName(TABLE).streamSpecification(s -> s
+                        .streamEnabled(true))),
+                m -> assertThat(m).isEqualTo("One or more parameter values were invalid: If stream is being enabled"
+                        + " then UpdateViewType is required"));
+        assertThat(dynamo.describeTable(b -> b.tableName(TABLE)).table().streamSpecification()).isNull();
+        assertThat(target.db.describeTable(TABLE).latestStreamLabel()).isNull();
     }
 
     @Test

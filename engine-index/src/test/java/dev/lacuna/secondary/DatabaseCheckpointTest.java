@@ -171,7 +171,9 @@ class DatabaseCheckpointTest {
             int n = seqs.size();
             assertThat(n).as("writer " + w + ": items acknowledged before the checkpoint").isGreaterThanOrEqualTo((int) ackedBefore[w]);
             assertThat(seqs.isEmpty() ? -1 : seqs.last()).as("writer " + w + ": a prefix, no gap").isEqualTo(n - 1);
-            assertThat(heads.get(w)).as("writer " + w + ": the head written with its last item").isEqualTo(n - 1);
+            // A writer the others starved before the copy (the warm-up counts writes of all writers) has no head yet.
+            assertThat(heads.get(w)).as("writer " + w + ": the head written with its last item (items: %d)", n)
+                    .isEqualTo(n == 0 ? null : Integer.valueOf(n - 1));
         }
         List<IndexChecker.Report> reports = IndexChecker.checkAll(copy, TABLE, Duration.ofSeconds(60));
         assertThat(reports).hasSize(1);

@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.logging.Handler;
 import java.util.logging.Level;
 import java.util.logging.LogRecord;
@@ -104,11 +105,16 @@ class SignalsTest {
                 // A stall without timing: flushes block on their tables' fsync, so that the writer soon has
                 // more frozen memtables than it may; the log line says when it is stalled.
                 vfs.hold();
+                AtomicReference<Throwable> failure = new AtomicReference<>();
                 Thread writer = new Thread(() -> {
-                    for (int i = 0; i < 2000; i++) {
-                        WriteBatch batch = new WriteBatch();
-                        batch.put(b("stall" + i), b("x".repeat(200)));
-                        kv.write(batch, Durability.NONE);
+                    try {
+                        for (int i = 0; i < 2000; i++) {
+                            WriteBatch batch = new WriteBatch();
+                            batch.put(b("stall" + i), b("x".repeat(200)));
+                            kv.write(batch, Durability.NONE);
+                        }
+                    } catch (Throwable t) {
+                        failure.set(t);
                     }
                 });
                 writer.start();
@@ -116,6 +122,7 @@ class SignalsTest {
                 assertThat(stalled).startsWith("INFO").contains("frozen memtables");
                 vfs.release();
                 writer.join();
+                assertThat(failure.get()).as("the stalled writer's failure").isNull();
                 assertThat(awaitLine("writes no longer stalled")).contains(" ms");
             }
             recording.stop();

@@ -7,6 +7,8 @@
 module dev.lacuna.core {
     requires transitive dev.lacuna.wal;
     requires org.lz4.java;
+    // JFR events (dev.lacuna.Flush, Compaction, WriteStall); recorded only when a user records them.
+    requires jdk.jfr;
 
     exports dev.lacuna;
     exports dev.lacuna.kv;

@@ -5,6 +5,8 @@
  */
 module dev.lacuna.secondary {
     requires transitive dev.lacuna.core;
+    // JFR events (dev.lacuna.IndexApply); recorded only when a user records them.
+    requires jdk.jfr;
 
     provides dev.lacuna.index.IndexKind with dev.lacuna.secondary.GlobalIndexKind, dev.lacuna.secondary.LocalIndexKind;
 }

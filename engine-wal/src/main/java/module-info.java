@@ -4,6 +4,9 @@
  * ({@code dev.lacuna.wal}, for the engine only, and for the log's own benchmark).
  */
 module dev.lacuna.wal {
+    // JFR events (dev.lacuna.LogSync); committed by the engine, recorded only when a user records them.
+    requires jdk.jfr;
+
     exports dev.lacuna.storage;
     exports dev.lacuna.vfs;
     exports dev.lacuna.wal to dev.lacuna.core, dev.lacuna.benchmarks;

@@ -258,6 +258,9 @@ final class Catalog implements AutoCloseable {
         List<Integer> old = new ArrayList<>();
         for (IndexRef r : t.indexRefs()) {
             if (r.creating()) {
+                // Once per index per open; the FAILED index's ERROR line said why it is rebuilt.
+                LOG.log(System.Logger.Level.INFO, "index " + r.name() + " of table " + t.spec().name()
+                        + " is built again from the table (it failed, or a crash cut its build short)");
                 old.add(r.keyspace());
                 refs.add(new IndexRef(r.name(), createIndexKeyspace(t.spec(), t.spec().index(r.name())), true));
             } else {

@@ -207,6 +207,11 @@ final class Background {
      * everything now in tables, and the log is trimmed after it.
      */
     void flush(Tree tree, Memtable imm) throws IOException {
+        // Allocated only while a recording wants it; the begin is the flush's start, wait for the log included.
+        FlushEvent event = FlushEvent.TYPE.isEnabled() ? new FlushEvent() : null;
+        if (event != null) {
+            event.begin();
+        }
         db.cursors.reap(); // a cursor left open and collected no longer holds back what this flush may drop
         db.wal.awaitDurable(imm.maxSequence());
         // And visible: a SYNC write waiting for the fsync just made is not, until its writer sees the fsync.
@@ -247,6 +252,17 @@ final class Background {
         }
         db.flushes.increment();
         db.flushBytes.add(out.bytesWritten());
+        if (event != null) {
+            event.end();
+            if (event.shouldCommit()) {
+                event.store = db.dir.toString();
+                event.partition = tree.id;
+                event.entries = imm.size();
+                event.bytes = out.bytesWritten();
+                event.files = files.size();
+                event.commit();
+            }
+        }
         db.droppedEntries.add(dropped);
         db.droppedDeletions.add(droppedDeletions);
         db.wal.deleteObsoleteSegments(trimTo);

@@ -142,6 +142,11 @@ final class Compactor {
 
     /** Runs {@code c} against {@code version} (which the caller holds) and installs the result. */
     void run(Compaction c, Version version) throws IOException {
+        // Allocated only while a recording wants it: compactions cost nothing more otherwise.
+        CompactionEvent event = CompactionEvent.TYPE.isEnabled() ? new CompactionEvent() : null;
+        if (event != null) {
+            event.begin();
+        }
         VersionEdit edit = new VersionEdit();
         for (FileMeta f : c.inputs()) {
             edit.deleteFile(c.tree(), c.level(), f.number());
@@ -155,6 +160,7 @@ final class Compactor {
             }
             db.versions.logAndApply(edit, db.loggedSequence);
             db.trivialMoves.increment();
+            commit(event, c, c.inputs().size() + c.nextInputs().size(), c.inputBytes());
             return;
         }
         List<InternalIterator> children = new ArrayList<>();
@@ -211,6 +217,28 @@ final class Compactor {
         db.compactionBytesWritten.add(out.bytesWritten());
         db.droppedEntries.add(stream.dropped());
         db.droppedDeletions.add(stream.droppedDeletions());
+        commit(event, c, outputs.size(), out.bytesWritten());
+    }
+
+    /** Ends and commits {@code event} (null while no recording wants it) for the finished compaction {@code c}. */
+    private void commit(CompactionEvent event, Compaction c, int outputFiles, long outputBytes) {
+        if (event == null) {
+            return;
+        }
+        event.end();
+        if (event.shouldCommit()) {
+            event.store = db.dir.toString();
+            event.partition = c.tree();
+            event.level = c.level();
+            event.outputLevel = c.outputLevel();
+            event.reason = c.reason().name();
+            event.trivialMove = c.isTrivialMove();
+            event.inputFiles = c.inputs().size() + c.nextInputs().size();
+            event.inputBytes = c.inputBytes();
+            event.outputFiles = outputFiles;
+            event.outputBytes = outputBytes;
+            event.commit();
+        }
     }
 
     private static boolean mayHoldBelow(Version version, int outputLevel, byte[] internalKey) {

@@ -84,6 +84,12 @@ final class Db {
     final LongAdder deletedFiles = new LongAdder();
     final LongAdder scanTriggeredFlushes = new LongAdder();
 
+    // Writers stalled now, and when the first of them stalled: one log line when writes start to stall and
+    // one when the last stalled writer goes on, not one per writer. Guarded by stallLock.
+    private final Object stallLock = new Object();
+    private int stalledWriters;
+    private long stallEpisodeStart;
+
     Db(KvOptions options, Path dir, SstableCache tables) {
         this.options = options;
         this.vfs = options.vfs();
@@ -202,6 +208,34 @@ final class Db {
             LOG.log(System.Logger.Level.ERROR, "store " + dir + " refuses writes until reopened", error);
         }
         signalProgress();
+    }
+
+    /**
+     * A writer starts to wait for room in partition {@code tree}, full because of {@code cause}. Only on the
+     * stall path; the first stalled writer logs that writes are stalled.
+     */
+    void stallStarted(int tree, String cause) {
+        synchronized (stallLock) {
+            if (stalledWriters++ == 0) {
+                stallEpisodeStart = System.nanoTime();
+                LOG.log(System.Logger.Level.INFO, () -> "store " + dir + ": writes stalled, partition " + tree
+                        + " has " + cause + "; waiting for background work to catch up");
+            }
+        }
+    }
+
+    /**
+     * A stalled writer goes on (or gives up); the last one logs how long writes were stalled: INFO, or WARNING
+     * from a second on, which writers notice as latency.
+     */
+    void stallEnded() {
+        synchronized (stallLock) {
+            if (--stalledWriters == 0) {
+                long millis = (System.nanoTime() - stallEpisodeStart) / 1_000_000;
+                System.Logger.Level level = millis >= 1000 ? System.Logger.Level.WARNING : System.Logger.Level.INFO;
+                LOG.log(level, () -> "store " + dir + ": writes no longer stalled, after " + millis + " ms");
+            }
+        }
     }
 
     /**

@@ -23,6 +23,7 @@ import java.util.function.BiFunction;
  * fails — starting the store included — what was opened is closed and the lock released.
  */
 final class Recovery {
+    private static final System.Logger LOG = System.getLogger(Recovery.class.getName());
     /** The file whose lock keeps a second process out of the directory. */
     static final String LOCK_FILE = "LOCK";
     /** The log's directory, inside the store's. */
@@ -39,6 +40,7 @@ final class Recovery {
      * @throws dev.lacuna.storage.IncompatibleStoreException if the directory is another API's store or newer
      */
     static <T> T open(Path dir, KvOptions options, String owner, BiFunction<Db, VfsLock, T> start) {
+        long began = System.nanoTime();
         VfsLock lock = null;
         Db db = null;
         try {
@@ -67,7 +69,13 @@ final class Recovery {
             }
             db.installTrees(trees, db.versions.keyspaces());
             db.versions.checkpoints().forEach(db.wal::setCheckpoint); // before anything trims the log
-            replayLog(db);
+            long[] replayed = replayLog(db);
+            if (LOG.isLoggable(System.Logger.Level.INFO)) { // listing the log's directory costs a little
+                long millis = (System.nanoTime() - began) / 1_000_000;
+                LOG.log(System.Logger.Level.INFO, "store " + dir + " opened in " + millis + " ms: replayed "
+                        + replayed[0] + " log records (" + replayed[1] + " bytes); log segments: "
+                        + segmentCount(db, walDir) + ", last LSN " + Math.max(db.wal.lastLsn(), 0));
+            }
             return start.apply(db, lock);
         } catch (IOException e) {
             abandon(db, lock, e);
@@ -91,8 +99,22 @@ final class Recovery {
         }
     }
 
-    /** Writes that the log holds but the tables do not go back into the memtables. */
-    private static void replayLog(Db db) {
+    /** Log segments in {@code walDir} now: those replayed, and the one just started for appends. */
+    private static int segmentCount(Db db, Path walDir) throws IOException {
+        int n = 0;
+        for (String name : db.vfs.list(walDir)) {
+            if (name.endsWith(".wal")) {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    /**
+     * Writes that the log holds but the tables do not go back into the memtables. Returns the records read and
+     * their bytes, for the open's log line.
+     */
+    private static long[] replayLog(Db db) {
         long start = db.versions.walStartLsn();
         long first = db.wal.firstLsn();
         long last = db.wal.lastLsn();
@@ -101,8 +123,12 @@ final class Recovery {
             flushed[tree.id] = db.versions.flushedLsn(tree.id);
         }
         long memory = 0;
+        long records = 0;
+        long bytes = 0;
         try (WalReader reader = db.wal.reader(Math.max(start, first))) {
             for (WalRecord r = reader.next(); r != null; r = reader.next()) {
+                records++;
+                bytes += r.payload().length;
                 for (WriteBatch.Op op : BatchCodec.decode(r.payload(), "log record " + r.lsn()).ops()) {
                     if (op.kind() == WriteBatch.KIND_LOG_ONLY) {
                         continue;
@@ -119,6 +145,7 @@ final class Recovery {
         }
         db.memoryUsed.set(memory);
         db.visibility.recovered(Math.max(last, 0));
+        return new long[] {records, bytes};
     }
 
     /** Tables the manifest does not name were being written when the store last stopped: delete them. */

@@ -296,12 +296,22 @@ final class WritePath {
      */
     private void awaitRoom(int[] treeIds) {
         long start = 0;
+        WriteStallEvent event = null;
         try {
             for (int id : treeIds) {
                 Tree tree = db.trees[id];
                 while (isFull(tree)) {
                     if (start == 0) {
+                        // The stall path only: a write with room passes through none of this.
                         start = System.nanoTime();
+                        String cause = fullCause(tree);
+                        db.stallStarted(tree.id, cause);
+                        if (WriteStallEvent.TYPE.isEnabled()) {
+                            event = new WriteStallEvent();
+                            event.begin();
+                            event.partition = tree.id;
+                            event.cause = tree.immutableCount() >= MAX_IMMUTABLES ? "MEMTABLES" : "LEVEL0_FILES";
+                        }
                     }
                     db.checkWritable();
                     checkNotRetrying(tree);
@@ -321,8 +331,25 @@ final class WritePath {
         } finally {
             if (start != 0) {
                 db.stallNanos.add(System.nanoTime() - start);
+                db.stallEnded();
+                if (event != null) {
+                    event.end();
+                    if (event.shouldCommit()) {
+                        event.store = db.dir.toString();
+                        event.commit();
+                    }
+                }
             }
         }
+    }
+
+    /** Why {@code tree} is full, for the stall's log line and event. */
+    private String fullCause(Tree tree) {
+        int frozen = tree.immutableCount();
+        if (frozen >= MAX_IMMUTABLES) {
+            return "too many frozen memtables (" + frozen + ") waiting to be flushed";
+        }
+        return "too many level-0 tables (" + db.versions.l0Files(tree.id) + ") waiting to be compacted";
     }
 
     /**

@@ -119,6 +119,8 @@ final class GlobalIndexUpdater implements IndexMaintainer {
             if (!stopping) {
                 error = t;
                 status = IndexStatus.FAILED;
+                LOG.log(System.Logger.Level.ERROR, "index " + context.index().name() + " of table "
+                        + context.table().name() + " FAILED and is no longer kept; it is rebuilt at the next open", t);
                 context.failed(); // rebuilt at the next open; meanwhile it no longer keeps the log
             }
         } finally {
@@ -224,8 +226,24 @@ final class GlobalIndexUpdater implements IndexMaintainer {
                 for (ItemChange change : record.changes()) {
                     IndexDiff.add(batch, entriesOf(change.before()), entriesOf(change.after()));
                 }
+                IndexApplyEvent event = IndexApplyEvent.TYPE.isEnabled() ? new IndexApplyEvent() : null;
+                if (event != null) {
+                    event.begin();
+                }
                 apply(batch, record.lsn());
                 advance(record.lsn());
+                if (event != null) {
+                    event.end();
+                    if (event.shouldCommit()) {
+                        event.table = context.table().name();
+                        event.index = context.index().name();
+                        event.changes = record.changes().size();
+                        event.entries = batch.size();
+                        event.lsn = record.lsn();
+                        event.lagRecords = Math.max(context.lastLsn() - record.lsn(), 0);
+                        event.commit();
+                    }
+                }
                 if (applied - checkpointed >= CHECKPOINT_RECORDS) {
                     checkpoint();
                 }

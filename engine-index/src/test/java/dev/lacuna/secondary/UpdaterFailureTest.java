@@ -229,7 +229,7 @@ class UpdaterFailureTest {
     }
 
     /** The context of a GSI whose log cannot be read. */
-    private static final class FailingLog implements IndexContext {
+    static final class FailingLog implements IndexContext { // also failing the updater in IndexSignalsTest
         private static final TableSpec TABLE = TableSpec.builder("Tickets").partitionKey("pk", AttributeValue.Type.S)
                 .index(IndexSpec.global("GSI1", KeyAttribute.s("GSI1PK"), null)).build();
 

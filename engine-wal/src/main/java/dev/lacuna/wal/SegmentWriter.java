@@ -106,6 +106,11 @@ final class SegmentWriter {
         return written;
     }
 
+    /** Offset up to which the file is known durable (for the log's sync event). */
+    long syncedTo() {
+        return syncedTo;
+    }
+
     int pendingBytes() {
         return pendingLength;
     }

@@ -319,7 +319,11 @@ public final class Wal implements AutoCloseable {
                 if (writer == null) {
                     continue; // the finally below gives up the leader's role first
                 }
-                writer.force(written);
+                if (LogSyncEvent.TYPE.isEnabled()) {
+                    forceRecorded(writer, written, upTo);
+                } else {
+                    writer.force(written);
+                }
                 madeDurable(upTo);
             } catch (IOException e) {
                 throw fail("fsync", e);
@@ -327,6 +331,25 @@ public final class Wal implements AutoCloseable {
                 closeRetiredQuietly();
                 endLeadership();
             }
+        }
+    }
+
+    /**
+     * {@link SegmentWriter#force} with a {@link LogSyncEvent} around it; only while a recording wants the
+     * event, so that the sync path allocates nothing otherwise.
+     */
+    private void forceRecorded(SegmentWriter writer, long written, long upTo) throws IOException {
+        LogSyncEvent event = new LogSyncEvent();
+        long records = upTo - durableLsn.get();
+        long bytes = written - writer.syncedTo();
+        event.begin();
+        writer.force(written);
+        event.end();
+        if (event.shouldCommit()) {
+            event.log = dir.toString();
+            event.records = Math.max(records, 0);
+            event.bytes = Math.max(bytes, 0);
+            event.commit();
         }
     }
 

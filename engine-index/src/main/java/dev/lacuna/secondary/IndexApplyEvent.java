@@ -1,0 +1,45 @@
+package dev.lacuna.secondary;
+
+import jdk.jfr.Category;
+import jdk.jfr.Description;
+import jdk.jfr.Event;
+import jdk.jfr.EventType;
+import jdk.jfr.Label;
+import jdk.jfr.Name;
+import jdk.jfr.StackTrace;
+
+/**
+ * JFR event for one log record applied to a global secondary index by its background updater; its duration
+ * is the apply's. The lag is how far the log had gone past the record when it was applied.
+ */
+@Name("dev.lacuna.IndexApply")
+@Label("Index Apply")
+@Category({"Lacuna", "Indexes"})
+@Description("A log record applied to a global secondary index by its background updater")
+@StackTrace(false) // always the updater's loop: a stack trace would cost without telling anything
+final class IndexApplyEvent extends Event {
+    /** Read before anything is allocated, so that applying costs nothing more while no recording wants it. */
+    static final EventType TYPE = EventType.getEventType(IndexApplyEvent.class);
+
+    @Label("Table")
+    String table;
+
+    @Label("Index")
+    String index;
+
+    @Label("Changes")
+    @Description("Item changes in the log record (a transaction or batch has several)")
+    int changes;
+
+    @Label("Entries")
+    @Description("Index entries written or deleted for them")
+    int entries;
+
+    @Label("LSN")
+    @Description("Log sequence number of the record applied")
+    long lsn;
+
+    @Label("Lag")
+    @Description("Log records written after this one and not yet applied to the index when it was")
+    long lagRecords;
+}

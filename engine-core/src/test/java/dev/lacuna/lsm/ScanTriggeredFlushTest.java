@@ -47,7 +47,8 @@ class ScanTriggeredFlushTest {
 
     @Test
     void shouldFlushWhenAScanStepsOverTheTriggerAndNotOneBelowIt() {
-        int[] scanTriggered = new int[2];
+        long[] scanTriggered = new long[2];
+        long[] skippedAt = new long[2];
         for (int deleted : new int[] {TRIGGER / 2 - 1, TRIGGER / 2}) { // 98 and 100 dead entries
             try (LsmStore kv = LsmStore.open(DIR, options())) {
                 for (int i = 0; i < KEYS; i++) {
@@ -66,7 +67,8 @@ class ScanTriggeredFlushTest {
                 long triggered = kv.stats().scanTriggeredFlushes();
                 assertThat(triggered).as("scan-triggered flushes after skipping %d (trigger %d)", skipped, TRIGGER)
                         .isEqualTo(skipped >= TRIGGER ? 1 : 0);
-                scanTriggered[deleted - (TRIGGER / 2 - 1)] = (int) triggered;
+                scanTriggered[deleted - (TRIGGER / 2 - 1)] = triggered;
+                skippedAt[deleted - (TRIGGER / 2 - 1)] = skipped;
                 kv.put(b("late"), b("one write after the scan"));
                 kv.flush(); // waits for the frozen memtable too, if the scan froze one
                 // A frozen memtable is one flush more than the manual one alone would make.
@@ -76,8 +78,8 @@ class ScanTriggeredFlushTest {
                         .isEqualTo(triggered);
             }
         }
-        System.out.println("scan-triggered flushes: " + scanTriggered[0] + " at " + (TRIGGER - 2) + " dead entries, "
-                + scanTriggered[1] + " at " + TRIGGER + " (trigger " + TRIGGER + ")");
+        System.out.println("scan-triggered flushes: " + scanTriggered[0] + " at " + skippedAt[0] + " dead entries, "
+                + scanTriggered[1] + " at " + skippedAt[1] + " (trigger " + TRIGGER + ")");
     }
 
     @Test

@@ -171,7 +171,9 @@ class DatabaseCheckpointTest {
             int n = seqs.size();
             assertThat(n).as("writer " + w + ": items acknowledged before the checkpoint").isGreaterThanOrEqualTo((int) ackedBefore[w]);
             assertThat(seqs.isEmpty() ? -1 : seqs.last()).as("writer " + w + ": a prefix, no gap").isEqualTo(n - 1);
-            assertThat(heads.get(w)).as("writer " + w + ": the head written with its last item").isEqualTo(n - 1);
+            // A writer that had written nothing when the copy was taken (its start can lag on a loaded machine: the
+            // warm-up counts all writers' writes together) has no head in it either.
+            assertThat(heads.getOrDefault(w, -1)).as("writer " + w + ": the head written with its last item").isEqualTo(n - 1);
         }
         List<IndexChecker.Report> reports = IndexChecker.checkAll(copy, TABLE, Duration.ofSeconds(60));
         assertThat(reports).hasSize(1);

@@ -7,6 +7,7 @@ import dev.lacuna.TrimmedDataAccessException;
 import dev.lacuna.ValidationException;
 import dev.lacuna.lsm.KvLogReader;
 import dev.lacuna.lsm.LsmStore;
+import dev.lacuna.storage.Durability;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -194,6 +195,10 @@ final class Streams implements AutoCloseable {
             if (floor == hold) {
                 continue;
             }
+            // The records read may have been logged without SYNC (visible, not durable): force the log up to the
+            // floor before any checkpoint is saved there, or a power loss would leave checkpoints past the
+            // recovered log, and the stream would skip the writes a restart logs at the lost LSNs.
+            kv.awaitDurable(floor, Durability.SYNC);
             String livePrefix = holdName + "-c-";
             String trimmedPrefix = holdName + "-t-";
             List<Map.Entry<String, Long>> behind = new ArrayList<>();

@@ -525,6 +525,29 @@ final class Catalog implements AutoCloseable {
         return t;
     }
 
+    /**
+     * Runs {@code change}, a change to the log checkpoints of table {@code table}'s stream {@code stream}, if the
+     * table is still live with that stream enabled, under this object's monitor. Deleting the table (its
+     * {@link #unpublish} is under the monitor, and the stream checkpoints it drops are listed after it) and
+     * disabling the stream (all of it under the monitor) therefore either come after the change, and remove
+     * what it set, or before it, and it does not run: a checkpoint set for a stream that is gone would keep the
+     * log from being trimmed until the next open.
+     *
+     * @return whether the stream was still there (and {@code change} ran)
+     */
+    synchronized boolean ifStreamLive(TableSchema table, StreamState stream, Runnable change) {
+        TableSchema now = byName.get(table.name());
+        if (now == null || now.id() != table.id()) {
+            return false;
+        }
+        StreamState s = now.settings().stream();
+        if (!s.enabled() || s.labelMillis() != stream.labelMillis()) {
+            return false;
+        }
+        change.run();
+        return true;
+    }
+
     /** Every table as it stands now. */
     List<TableSchema> tables() {
         return List.copyOf(byName.values());

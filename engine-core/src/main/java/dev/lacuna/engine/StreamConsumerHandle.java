@@ -206,6 +206,11 @@ final class StreamConsumerHandle implements StreamConsumer {
         }
     }
 
+    /** Whether {@link #close} has closed the handle (its processor's thread checks it after the handler). */
+    boolean isClosed() {
+        return closed;
+    }
+
     @Override
     public void close() {
         StreamProcessorThread p;

@@ -13,6 +13,7 @@ import dev.lacuna.index.IndexMaintainer;
 import dev.lacuna.lsm.Keyspace;
 import dev.lacuna.kv.KvSnapshot;
 import dev.lacuna.lsm.LsmStore;
+import dev.lacuna.storage.Durability;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -100,14 +101,28 @@ final class Catalog implements AutoCloseable {
             }
         }
         Map<String, Long> checkpoints = kv.logCheckpoints();
-        for (String name : checkpoints.keySet()) {
-            if (name.startsWith(StreamState.PREFIX) && !holds.contains(streamOf(name))) {
+        long end = kv.lastSequence(); // the recovered log's end: nothing is written before the catalog is open
+        for (Map.Entry<String, Long> c : checkpoints.entrySet()) {
+            String name = c.getKey();
+            if (!name.startsWith(StreamState.PREFIX)) {
+                continue;
+            }
+            if (!holds.contains(streamOf(name))) {
                 kv.removeLogCheckpoint(name);
+            } else if (c.getValue() > end) {
+                // A checkpoint past the recovered log can only count records a power loss took (one written by
+                // an earlier build, which set them from writes not yet durable). The writes logged from now on
+                // reuse those LSNs, and the stream must deliver them: go on from the log's end, which is all
+                // that was durably read.
+                LOG.log(System.Logger.Level.WARNING, "stream log checkpoint " + name + " was at LSN " + c.getValue()
+                        + ", past the recovered log's end (" + end + "): records after it were lost; moved to " + end);
+                kv.setLogCheckpoint(name, end);
             }
         }
         for (String hold : holds) {
             if (!checkpoints.containsKey(hold)) {
-                kv.setLogCheckpoint(hold, kv.lastSequence());
+                kv.awaitDurable(end, Durability.SYNC); // never a checkpoint past the durable log (see create)
+                kv.setLogCheckpoint(hold, end);
             }
         }
     }
@@ -203,8 +218,12 @@ final class Catalog implements AutoCloseable {
         Keyspace k = kv.createKeyspace(spec.partitions(), TableCodec.encode(spec, now, refs, settings), checkpoints);
         if (stream.enabled()) {
             // Before the table is published, so no write of it is below the checkpoint. A crash before it is
-            // recorded leaves a stream without one, which the next open gives one (openStreams).
-            kv.setLogCheckpoint(StreamState.holdName(k.id(), stream.labelMillis()), kv.lastSequence());
+            // recorded leaves a stream without one, which the next open gives one (openStreams). The log is
+            // forced up to it first: the visible sequence may count writes logged without SYNC, and a
+            // checkpoint past what a power loss leaves would skip the writes a restart logs at the lost LSNs.
+            long at = kv.lastSequence();
+            kv.awaitDurable(at, Durability.SYNC);
+            kv.setLogCheckpoint(StreamState.holdName(k.id(), stream.labelMillis()), at);
         }
         TableSchema t = new TableSchema(k.id(), spec, now, refs, settings, List.of());
         return open(t).describe();
@@ -429,9 +448,14 @@ final class Catalog implements AutoCloseable {
             StreamState was = old.settings().stream();
             if (stream.enabled() && !was.enabled()) {
                 // No write of the table is in flight (the change lock): every one logged so far is below the
-                // stream's start, every later one logs its before-image for it.
-                kv.awaitVisible(kv.loggedSequence());
-                kv.setLogCheckpoint(StreamState.holdName(old.id(), stream.labelMillis()), kv.lastSequence());
+                // stream's start, every later one logs its before-image for it. The log is forced up to the
+                // checkpoint, not only made visible: writes logged without SYNC are visible before they are
+                // durable, and a checkpoint past what a power loss leaves would skip the writes a restart logs
+                // at the lost LSNs. The checkpoint is the LSN forced, not the visible sequence read after it,
+                // which other tables' writes may have moved past the durable log meanwhile.
+                long at = kv.loggedSequence();
+                kv.awaitDurable(at, Durability.SYNC);
+                kv.setLogCheckpoint(StreamState.holdName(old.id(), stream.labelMillis()), at);
             }
             TableSchema t = new TableSchema(old.id(), spec, old.createdAt(), refs, old.settings().withStream(stream), live);
             kv.updateKeyspace(old.id(), t.descriptor());
@@ -502,6 +526,29 @@ final class Catalog implements AutoCloseable {
             lock.unlock();
         }
         return t;
+    }
+
+    /**
+     * Runs {@code change}, a change to the log checkpoints of table {@code table}'s stream {@code stream}, if the
+     * table is still live with that stream enabled, under this object's monitor. Deleting the table (its
+     * {@link #unpublish} is under the monitor, and the stream checkpoints it drops are listed after it) and
+     * disabling the stream (all of it under the monitor) therefore either come after the change, and remove
+     * what it set, or before it, and it does not run: a checkpoint set for a stream that is gone would keep the
+     * log from being trimmed until the next open.
+     *
+     * @return whether the stream was still there (and {@code change} ran)
+     */
+    synchronized boolean ifStreamLive(TableSchema table, StreamState stream, Runnable change) {
+        TableSchema now = byName.get(table.name());
+        if (now == null || now.id() != table.id()) {
+            return false;
+        }
+        StreamState s = now.settings().stream();
+        if (!s.enabled() || s.labelMillis() != stream.labelMillis()) {
+            return false;
+        }
+        change.run();
+        return true;
     }
 
     /** Every table as it stands now. */

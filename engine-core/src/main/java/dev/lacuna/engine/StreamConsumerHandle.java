@@ -78,6 +78,16 @@ final class StreamConsumerHandle implements StreamConsumer {
         Objects.requireNonNull(wait, "wait");
         checkUsable();
         checkNotTrimmed(streams.kv.logCheckpoints());
+        // Retention may have moved the consumer's checkpoint past where this handle's open reader stands (records
+        // with no write of the table: nothing lost, so not marked trimmed), and the log's next trim deletes the
+        // segments that reader still needs. Go on from the checkpoint with a new reader, as a handle opened now
+        // would (reader()). The checkpoint is saved before the trim, so once it is seen here the reader is rebuilt.
+        long readThrough = pending != null ? pendingLsn : position;
+        if (reader != null && readThrough < Math.min(checkpoint(), streams.kv.lastSequence())) {
+            reader.close();
+            reader = null;
+            pending = null; // nothing of the table was at or below the checkpoint, or it would be marked trimmed
+        }
         List<StreamRecord> out = new ArrayList<>();
         if (pending != null) {
             out.addAll(pending);
@@ -194,6 +204,11 @@ final class StreamConsumerHandle implements StreamConsumer {
             processor.begin();
             return processor;
         }
+    }
+
+    /** Whether {@link #close} has closed the handle (its processor's thread checks it after the handler). */
+    boolean isClosed() {
+        return closed;
     }
 
     @Override

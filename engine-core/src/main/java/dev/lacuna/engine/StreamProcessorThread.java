@@ -53,6 +53,12 @@ final class StreamProcessorThread implements StreamProcessor {
                     handler.handle(batch.records());
                     delivered.addAndGet(batch.records().size());
                 }
+                if (consumer.isClosed()) {
+                    // The handler closed its own consumer (a close from any other thread joins this one before
+                    // it closes the handle): nothing can be committed any more, and nothing failed. The batch
+                    // stays uncommitted, so a consumer opened again gets it again (at least once).
+                    break;
+                }
                 if (batch.checkpoint() > committed) {
                     consumer.commit(batch); // after the handler returned: at least once across a crash
                     committed = batch.checkpoint();

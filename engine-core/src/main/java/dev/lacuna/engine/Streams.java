@@ -7,6 +7,7 @@ import dev.lacuna.TrimmedDataAccessException;
 import dev.lacuna.ValidationException;
 import dev.lacuna.lsm.KvLogReader;
 import dev.lacuna.lsm.LsmStore;
+import dev.lacuna.storage.Durability;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -19,7 +20,9 @@ import java.util.regex.Pattern;
  * The change streams of a database's tables: their named consumers and their retention. A stream is the
  * table's writes in the log; what keeps them there are log checkpoints (see {@link StreamState}): the stream's
  * own, which retention moves on, and one per consumer, which its commits move on. Every change to those
- * checkpoints is made under this object's monitor, so a commit and a retention pass never cross.
+ * checkpoints is made under this object's monitor, so a commit and a retention pass never cross, and, with
+ * the check that the stream is still there, under the catalog's ({@link Catalog#ifStreamLive}), so that none
+ * brings back the checkpoints of a table deleted or a stream disabled meanwhile.
  *
  * <p>Retention ({@link #enforceRetention}) reads each stream's log from its own checkpoint up to the first
  * record written within the retention (by the injected clock), moves the stream's checkpoint there, and moves
@@ -60,7 +63,9 @@ final class Streams implements AutoCloseable {
         }
         Map<String, Long> checkpoints = kv.logCheckpoints();
         if (!checkpoints.containsKey(live) && !checkpoints.containsKey(StreamState.trimmedName(t.id(), s.labelMillis(), name))) {
-            kv.setLogCheckpoint(live, holdOf(t, s, checkpoints)); // TRIM_HORIZON: every record the stream holds
+            long hold = holdOf(t, s, checkpoints);
+            // TRIM_HORIZON: every record the stream holds; not for a stream deleted or disabled meanwhile.
+            requireStreamLive(t, s, () -> kv.setLogCheckpoint(live, hold));
         }
         StreamConsumerHandle h = new StreamConsumerHandle(this, t, s, name);
         open.put(live, h);
@@ -130,7 +135,7 @@ final class Streams implements AutoCloseable {
             throw new ResourceNotFoundException("Requested resource not found: stream consumer " + h.name() + " was deleted");
         }
         if (lsn > now) {
-            kv.setLogCheckpoint(h.liveName, lsn);
+            requireStreamLive(h.table, h.stream, () -> kv.setLogCheckpoint(h.liveName, lsn));
         }
     }
 
@@ -139,12 +144,24 @@ final class Streams implements AutoCloseable {
         Map<String, Long> checkpoints = kv.logCheckpoints();
         Long trimmed = checkpoints.get(h.trimmedName);
         if (trimmed != null) {
-            kv.renameLogCheckpoint(h.trimmedName, h.liveName, trimmed);
+            requireStreamLive(h.table, h.stream, () -> kv.renameLogCheckpoint(h.trimmedName, h.liveName, trimmed));
             return trimmed;
         }
         long hold = holdOf(h.table, h.stream, checkpoints);
-        kv.setLogCheckpoint(h.liveName, hold);
+        requireStreamLive(h.table, h.stream, () -> kv.setLogCheckpoint(h.liveName, hold));
         return hold;
+    }
+
+    /**
+     * Runs {@code change} to stream {@code s}'s checkpoints only while it is still table {@code t}'s enabled stream
+     * ({@link Catalog#ifStreamLive}): a checkpoint set after the table's deletion or the stream's disabling
+     * removed the others would keep the log untrimmed until the next open.
+     */
+    private void requireStreamLive(TableSchema t, StreamState s, Runnable change) {
+        if (!catalog.ifStreamLive(t, s, change)) {
+            throw new ResourceNotFoundException("Requested resource not found: the stream of table " + t.name()
+                    + " was deleted or disabled");
+        }
     }
 
     synchronized void release(StreamConsumerHandle h) {
@@ -194,6 +211,10 @@ final class Streams implements AutoCloseable {
             if (floor == hold) {
                 continue;
             }
+            // The records read may have been logged without SYNC (visible, not durable): force the log up to the
+            // floor before any checkpoint is saved there, or a power loss would leave checkpoints past the
+            // recovered log, and the stream would skip the writes a restart logs at the lost LSNs.
+            kv.awaitDurable(floor, Durability.SYNC);
             String livePrefix = holdName + "-c-";
             String trimmedPrefix = holdName + "-t-";
             List<Map.Entry<String, Long>> behind = new ArrayList<>();
@@ -202,20 +223,25 @@ final class Streams implements AutoCloseable {
                     behind.add(c);
                 }
             }
-            for (Map.Entry<String, Long> c : behind) {
-                String name = c.getKey();
-                if (name.startsWith(livePrefix) && lastWrite > c.getValue()) {
-                    String consumer = name.substring(livePrefix.length());
-                    kv.renameLogCheckpoint(name, trimmedPrefix + consumer, floor);
-                    LOG.log(System.Logger.Level.WARNING, "stream consumer " + consumer + " of table " + t.name()
-                            + " fell behind the stream's retention (" + retention + "): records after LSN "
-                            + c.getValue() + " through LSN " + floor + " were dropped; it is told so until it is reset");
-                } else {
-                    kv.setLogCheckpoint(name, floor); // lost nothing of this table, or already told
+            long to = floor;
+            long wrote = lastWrite;
+            // The table may have been deleted, or its stream disabled, while the log was read: the checkpoints are
+            // moved only if the stream is still there, atomically with that check (see Catalog.ifStreamLive).
+            moved |= catalog.ifStreamLive(t, s, () -> {
+                for (Map.Entry<String, Long> c : behind) {
+                    String name = c.getKey();
+                    if (name.startsWith(livePrefix) && wrote > c.getValue()) {
+                        String consumer = name.substring(livePrefix.length());
+                        kv.renameLogCheckpoint(name, trimmedPrefix + consumer, to);
+                        LOG.log(System.Logger.Level.WARNING, "stream consumer " + consumer + " of table " + t.name()
+                                + " fell behind the stream's retention (" + retention + "): records after LSN "
+                                + c.getValue() + " through LSN " + to + " were dropped; it is told so until it is reset");
+                    } else {
+                        kv.setLogCheckpoint(name, to); // lost nothing of this table, or already told
+                    }
                 }
-            }
-            kv.setLogCheckpoint(holdName, floor);
-            moved = true;
+                kv.setLogCheckpoint(holdName, to);
+            });
         }
         return moved;
     }

@@ -35,9 +35,12 @@ final class VersionSet implements AutoCloseable {
     /**
      * The directory's format version, recorded in every manifest snapshot: the formats of the manifest, the
      * log, the tables and the log records together. A store marked with a higher one was written by a newer
-     * Lacuna and is refused.
+     * Lacuna and is refused. Format 1 is still read: {@link #claim} marks every store it opens with this one,
+     * in the manifest {@link #startManifest} writes before the open logs anything, because once this code
+     * appends a record of the current log format (a version 2 batch, which format 1 code reads as corruption)
+     * an older Lacuna must refuse the store rather than report it damaged. History: manifest/FORMAT.md.
      */
-    static final int STORE_FORMAT = 1;
+    static final int STORE_FORMAT = 2;
     private static final System.Logger LOG = System.getLogger(VersionSet.class.getName());
 
     private static final Comparator<FileMeta> BY_NEWEST = Comparator.comparingLong(FileMeta::maxSequence).reversed();

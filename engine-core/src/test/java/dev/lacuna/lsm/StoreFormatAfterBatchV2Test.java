@@ -2,7 +2,12 @@ package dev.lacuna.lsm;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import org.junit.jupiter.api.Disabled;
+import dev.lacuna.kv.KvOptions;
+import dev.lacuna.manifest.Manifest;
+import dev.lacuna.manifest.VersionEdit;
+import dev.lacuna.vfs.MemVfs;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -15,7 +20,8 @@ import org.junit.jupiter.api.Test;
  * {@code IncompatibleStoreException} ("written by a newer Lacuna") as the format contract promises.
  */
 class StoreFormatAfterBatchV2Test {
-    @Disabled("reproduces bug: log record/descriptor formats changed without raising the directory format")
+    private static final Path DIR = Path.of("/db");
+
     @Test
     void shouldRaiseTheDirectoryFormatWhenTheLogRecordFormatChanges() {
         assertThat(BatchCodec.TYPE_KV_BATCH).isEqualTo(2);
@@ -23,5 +29,43 @@ class StoreFormatAfterBatchV2Test {
                 .as("directory format of a store whose log holds batch type %d records, which format 1 readers refuse"
                         + " as corruption", BatchCodec.TYPE_KV_BATCH)
                 .isGreaterThan(1);
+    }
+
+    /**
+     * A format 1 store is still read, and opening it marks it with the current format before anything is logged:
+     * what this code logs there is a version 2 batch, which the older Lacuna must refuse, not misread.
+     */
+    @Test
+    void shouldReadAFormat1StoreAndMarkItWithTheCurrentFormatAtOpen() throws Exception {
+        MemVfs vfs = new MemVfs();
+        byte[] k = "k".getBytes(StandardCharsets.UTF_8);
+        byte[] v = "v".getBytes(StandardCharsets.UTF_8);
+        try (LsmStore kv = LsmStore.open(DIR, KvOptions.builder().vfs(vfs).build())) {
+            kv.put(k, v);
+        }
+        // What the older Lacuna's mark looks like: the same store, marked format 1.
+        try (VersionSet set = VersionSet.open(vfs, DIR, KvOptions.builder().build().partitions(), 1 << 22, n -> { })) {
+            set.startManifest();
+            set.logAndApply(new VersionEdit().store(1, LsmStore.OWNER_KV), 0);
+        }
+        assertThat(storedFormat(vfs)).as("the store as the older Lacuna marked it").isEqualTo(1);
+        try (LsmStore kv = LsmStore.open(DIR, KvOptions.builder().vfs(vfs).build())) {
+            assertThat(storedFormat(vfs)).as("marked at open, before any write").isEqualTo(VersionSet.STORE_FORMAT);
+            assertThat(kv.get(k)).isEqualTo(v);
+            kv.put(k, v);
+        }
+        assertThat(storedFormat(vfs)).isEqualTo(VersionSet.STORE_FORMAT);
+    }
+
+    /** The directory format of the manifest's last mark (tag 14). */
+    private static int storedFormat(MemVfs vfs) throws Exception {
+        Integer format = null;
+        for (VersionEdit e : Manifest.readCurrent(vfs, DIR).edits()) {
+            if (e.storeFormat() != null) {
+                format = e.storeFormat();
+            }
+        }
+        assertThat(format).as("a directory format mark").isNotNull();
+        return format;
     }
 }

@@ -22,7 +22,6 @@ import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -65,8 +64,6 @@ class StreamRetentionRaceTest {
         }
     }
 
-    @Disabled("reproduces bug: retention racing deleteTable re-creates the deleted table's stream checkpoints,"
-            + " which then hold the log untrimmed until the next open")
     @Test
     void shouldNotResurrectCheckpointsOfATableDeletedDuringRetention() throws Exception {
         MemVfs vfs = new MemVfs();

@@ -21,7 +21,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -71,8 +70,6 @@ class StreamCheckpointPastDurableLogTest {
         }
     }
 
-    @Disabled("reproduces bug: stream hold checkpoint made at create (kv.lastSequence()) is past the durable log"
-            + " after NONE writes; after a power loss, SYNC writes to the stream table are never delivered")
     @Test
     void shouldDeliverWritesAfterRestartWhenStreamTableCreatedAfterUnsyncedWrites() {
         MemVfs vfs = new MemVfs();
@@ -88,8 +85,6 @@ class StreamCheckpointPastDurableLogTest {
         writeAfterRestartAndCheck(crashed, this);
     }
 
-    @Disabled("reproduces bug: stream hold checkpoint made on enable (updateTable) is past the durable log after"
-            + " NONE writes; after a power loss, SYNC writes to the stream table are never delivered")
     @Test
     void shouldDeliverWritesAfterRestartWhenStreamEnabledAfterUnsyncedWrites() {
         MemVfs vfs = new MemVfs();
@@ -106,9 +101,6 @@ class StreamCheckpointPastDurableLogTest {
         writeAfterRestartAndCheck(crashed, this);
     }
 
-    @Disabled("reproduces bug: retention run by the background pass (after a TTL sweep) moves the stream's and its"
-            + " consumers' checkpoints to LSNs read from the log that are not durable; after a power loss the"
-            + " consumer skips acknowledged SYNC writes")
     @Test
     void shouldDeliverWritesAfterRestartWhenBackgroundRetentionMovedPastUnsyncedRecords() throws Exception {
         MemVfs vfs = new MemVfs();
@@ -142,8 +134,6 @@ class StreamCheckpointPastDurableLogTest {
         }
     }
 
-    @Disabled("reproduces bug: after a power loss leaves the stream's hold checkpoint past the recovered log's end,"
-            + " Database.flush() throws (retention opens a log reader at hold + 1, outside the log)")
     @Test
     void shouldFlushAfterRestartWhenTheStreamsCheckpointIsPastTheRecoveredLog() {
         MemVfs vfs = new MemVfs();

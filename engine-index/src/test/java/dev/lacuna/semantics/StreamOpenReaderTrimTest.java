@@ -18,7 +18,6 @@ import dev.lacuna.vfs.MemVfs;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -29,8 +28,6 @@ import org.junit.jupiter.api.Test;
 class StreamOpenReaderTrimTest {
     private final ManualClock clock = new ManualClock(Instant.parse("2026-12-01T10:00:00Z"));
 
-    @Disabled("reproduces bug: a consumer moved (untrimmed) by retention fails every poll once its open log reader"
-            + " reaches a trimmed segment")
     @Test
     void shouldGoOnAfterRetentionTrimmedOtherTablesRecordsUnderAnOpenReader() {
         // fails with StorageIOException: write-ahead log no longer holds LSN 1 (trimmed by retention), at every poll

@@ -382,4 +382,31 @@ class StreamSemanticsTest {
             }
         }
     }
+
+    /**
+     * A handler that closes its own consumer (not the processor) ends the processor without a failure: the batch
+     * it was handling is not committed (the handle is closed), so a consumer opened again gets it again.
+     */
+    @Test
+    void shouldStopWithoutFailureWhenTheHandlerClosesItsOwnConsumer() throws Exception {
+        MemVfs vfs = new MemVfs();
+        try (Database db = open(vfs)) {
+            db.createTable(spec(StreamViewType.NEW_IMAGE));
+            Table t = db.table(TABLE);
+            t.putItem(ticket("A", "S0"));
+            StreamConsumer c = t.streamConsumer("closer");
+            CountDownLatch called = new CountDownLatch(1);
+            StreamProcessor p = c.start(records -> {
+                c.close(); // from the processor's own thread
+                called.countDown();
+            }, 10);
+            assertThat(called.await(30, TimeUnit.SECONDS)).isTrue();
+            p.close(); // joins the thread
+            assertThat(p.running()).isFalse();
+            assertThat(p.failure()).as("the processor's failure").isNull();
+            try (StreamConsumer again = t.streamConsumer("closer")) {
+                assertThat(drain(again)).as("the uncommitted batch, delivered again").hasSize(1);
+            }
+        }
+    }
 }

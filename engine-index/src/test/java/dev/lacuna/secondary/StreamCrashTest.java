@@ -56,7 +56,9 @@ import org.junit.jupiter.api.TestMethodOrder;
  * acknowledged before the crash (one acknowledged but missing is a gap too), and deliver a <em>fence</em>, an item
  * written after the reopen: only then has it passed every record it may deliver again, and only then does the model
  * stop allowing redeliveries. Cycles chain on one file system for
- * {@value #LINEAGE} crashes, then start afresh. Knobs: {@code -Dstream.crash.cycles=N}, {@code -Dstream.crash.seed=S}.
+ * {@value #LINEAGE} crashes, then start afresh. Knobs: {@code -Dstream.crash.cycles=N}, {@code -Dstream.crash.seed=S},
+ * {@code -Dstream.crash.resume.delay.ms=D} (the runner's first batch after each reopen waits D ms: a model that
+ * stopped allowing redeliveries before the fence was delivered fails with it, e.g. seed 116, 200 cycles, D = 200).
  *
  * <p>{@link #shouldFailWhenACheckpointIsSavedBeforeTheRecordsAreHandled} shows the check is not vacuous: a
  * consumer that commits before it handles loses records at a crash, and the run must count gaps.
@@ -467,7 +469,12 @@ class StreamCrashTest {
 
         Consumers(Database db, Model[] models, World world, String where, boolean commitFirst) {
             runner = db.streamConsumer(TABLE, CONSUMERS[0]);
+            long delay = Long.getLong("stream.crash.resume.delay.ms", 0);
+            AtomicBoolean first = new AtomicBoolean(true);
             processor = runner.start(records -> {
+                if (delay > 0 && where.endsWith("after the crash") && first.getAndSet(false)) {
+                    Thread.sleep(delay); // the test thread checks the model before the runner redelivers anything
+                }
                 world.holding(0);
                 world.record(models[0], records, where);
             }, 1 + Math.abs(where.hashCode() % 16));

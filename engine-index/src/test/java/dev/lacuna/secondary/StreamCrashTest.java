@@ -53,8 +53,12 @@ import org.junit.jupiter.api.TestMethodOrder;
  * from its durable checkpoint and may deliver again what it had handled (counted as duplicates, allowed). What the
  * model records is cut at the crash: a delivery the old process makes after the clone never happened in the
  * crashed world. After each reopen every consumer must catch up with every step recovered and every step
- * acknowledged before the crash (one acknowledged but missing is a gap too). Cycles chain on one file system for
- * {@value #LINEAGE} crashes, then start afresh. Knobs: {@code -Dstream.crash.cycles=N}, {@code -Dstream.crash.seed=S}.
+ * acknowledged before the crash (one acknowledged but missing is a gap too), and deliver a <em>fence</em>, an item
+ * written after the reopen: only then has it passed every record it may deliver again, and only then does the model
+ * stop allowing redeliveries. Cycles chain on one file system for
+ * {@value #LINEAGE} crashes, then start afresh. Knobs: {@code -Dstream.crash.cycles=N}, {@code -Dstream.crash.seed=S},
+ * {@code -Dstream.crash.resume.delay.ms=D} (the runner's first batch after each reopen waits D ms: a model that
+ * stopped allowing redeliveries before the fence was delivered fails with it, e.g. seed 116, 200 cycles, D = 200).
  *
  * <p>{@link #shouldFailWhenACheckpointIsSavedBeforeTheRecordsAreHandled} shows the check is not vacuous: a
  * consumer that commits before it handles loses records at a crash, and the run must count gaps.
@@ -123,6 +127,7 @@ class StreamCrashTest {
         final String name;
         final long[] expected = new long[WRITERS]; // the next event ordinal per writer
         final boolean[] resuming = new boolean[WRITERS];
+        long fence = -1; // the newest fence delivered
         final Totals totals;
 
         Model(String name, Totals totals) {
@@ -145,6 +150,10 @@ class StreamCrashTest {
                 Item item = r.newImage();
                 if (item == null) {
                     totals.problem(where + ": " + name + " got a record without its new image: " + r);
+                    continue;
+                }
+                if (item.get("fence") != null) {
+                    fence = Math.max(fence, ((AttributeValue.N) item.get("fence")).value().longValueExact());
                     continue;
                 }
                 int w = ((AttributeValue.N) item.get("w")).value().intValueExact();
@@ -185,11 +194,15 @@ class StreamCrashTest {
             totals.problem(where + ": " + name + ": writer " + w + " jumped from event " + expected[w] + " to " + ordinal);
         }
 
-        /** Waits until every writer's events up to {@code target[w]} (exclusive) were delivered; false on timeout. */
-        synchronized boolean await(long[] target, Duration timeout) throws InterruptedException {
+        /**
+         * Waits until every writer's events up to {@code target[w]} (exclusive) and fence {@code fence} were
+         * delivered; false on timeout. The targets alone are not enough after a crash: the consumer may have been
+         * delivered them all before it (its checkpoint not yet durable), and would then be delivered them again.
+         */
+        synchronized boolean await(long[] target, long fence, Duration timeout) throws InterruptedException {
             long deadline = System.nanoTime() + timeout.toNanos();
             while (true) {
-                boolean done = true;
+                boolean done = this.fence >= fence;
                 for (int w = 0; w < WRITERS; w++) {
                     done &= expected[w] >= target[w];
                 }
@@ -397,13 +410,18 @@ class StreamCrashTest {
                 for (Model m : models) {
                     m.crashed();
                 }
+                // Written after everything recovered: a consumer delivered it has delivered again all it will.
+                db.putItem(TABLE, new PutItem(Item.builder().s("pk", "F").n("fence", c).build()));
                 // The consumers resume from their durable checkpoints and must catch up with what was recovered.
                 World calm = new World();
                 Consumers resumed = new Consumers(db, models, calm, where + ", after the crash", commitFirst);
                 try {
                     for (Model m : models) {
-                        if (!m.await(target, WAIT)) {
+                        if (!m.await(target, c, WAIT)) {
                             synchronized (m) {
+                                if (m.fence < c) {
+                                    totals.problem(where + ": " + m.name + " never got fence " + c);
+                                }
                                 for (int w = 0; w < WRITERS; w++) {
                                     if (m.expected[w] < target[w]) {
                                         totals.gaps += events(m.expected[w], target[w]);
@@ -431,6 +449,9 @@ class StreamCrashTest {
         long[] last = new long[WRITERS];
         java.util.Arrays.fill(last, -1);
         for (Item item : IndexChecker.scanAll(db, TABLE, new Scan())) {
+            if (item.get("w") == null) {
+                continue; // a fence
+            }
             int w = ((AttributeValue.N) item.get("w")).value().intValueExact();
             last[w] = Math.max(last[w], ((AttributeValue.N) item.get("seq")).value().longValueExact());
         }
@@ -448,7 +469,12 @@ class StreamCrashTest {
 
         Consumers(Database db, Model[] models, World world, String where, boolean commitFirst) {
             runner = db.streamConsumer(TABLE, CONSUMERS[0]);
+            long delay = Long.getLong("stream.crash.resume.delay.ms", 0);
+            AtomicBoolean first = new AtomicBoolean(true);
             processor = runner.start(records -> {
+                if (delay > 0 && where.endsWith("after the crash") && first.getAndSet(false)) {
+                    Thread.sleep(delay); // the test thread checks the model before the runner redelivers anything
+                }
                 world.holding(0);
                 world.record(models[0], records, where);
             }, 1 + Math.abs(where.hashCode() % 16));

@@ -34,12 +34,13 @@ final class ByteIn extends BoundedReader {
 
     /** Strict UTF-8 decoding of {@code b[offset, offset + n)}; a failure names position {@code at}. */
     String utf8(byte[] b, int offset, int n, int at) {
-        boolean ascii = true;
-        for (int i = offset; i < offset + n && ascii; i++) {
-            ascii = b[i] >= 0;
-        }
-        if (ascii) { // most names and many values: skip the decoder
-            return new String(b, offset, n, StandardCharsets.US_ASCII);
+        // Most names and many values are ASCII. The JDK's US-ASCII decoding tests the bytes for a negative one
+        // with a vectorised intrinsic and copies them; only a byte above 0x7F becomes U+FFFD, which a string of
+        // ASCII cannot hold and which indexOf finds in no time in a string of Latin-1 characters. Anything
+        // else goes to the strict decoder.
+        String ascii = new String(b, offset, n, StandardCharsets.US_ASCII);
+        if (ascii.indexOf('\uFFFD') < 0) {
+            return ascii;
         }
         CharsetDecoder decoder = StandardCharsets.UTF_8.newDecoder()
                 .onMalformedInput(CodingErrorAction.REPORT)

@@ -26,6 +26,8 @@ final class NumberEncoding {
     static final int MAX_EXPONENT = 126;
     static final int MAX_DIGITS = 38;
     static final int MAX_PAIRS = MAX_DIGITS / 2;
+    /** Digits that always fit in a long (10¹⁸ − 1 < 2⁶³). */
+    private static final int MAX_LONG_DIGITS = 18;
     /** Bytes of the longest encoding: sign, exponent, 19 pairs. */
     static final int MAX_BYTES = 2 + MAX_PAIRS;
 
@@ -77,7 +79,10 @@ final class NumberEncoding {
         }
         int mask = tag == TAG_NEGATIVE ? 0xFF : 0;
         int exponent = (in.u8() ^ mask) - EXPONENT_BIAS;
-        char[] digits = new char[MAX_DIGITS];
+        // Up to 18 digits (every count, timestamp and price) are gathered in a long and need no string and no
+        // BigInteger parse; from the 19th digit on they go to a char array, the long's digits first.
+        long small = 0;
+        char[] digits = null;
         int n = 0;
         for (int pairs = 0; ; pairs++) {
             int at = in.position();
@@ -93,19 +98,32 @@ final class NumberEncoding {
             if (pairs == 0 && pair < 10) {
                 throw in.corrupt(at, "number has a leading zero digit");
             }
-            digits[n++] = (char) ('0' + pair / 10);
-            digits[n++] = (char) ('0' + pair % 10);
+            if (digits == null && n + 2 <= MAX_LONG_DIGITS) {
+                small = small * 100 + pair;
+            } else {
+                if (digits == null) {
+                    digits = new char[MAX_DIGITS];
+                    Long.toString(small).getChars(0, n, digits, 0); // exactly n digits: the first is not zero
+                }
+                digits[n] = (char) ('0' + pair / 10);
+                digits[n + 1] = (char) ('0' + pair % 10);
+            }
+            n += 2;
             if (!more) {
                 if (pair == 0) {
                     throw in.corrupt(at, "number ends with a zero digit pair");
                 }
                 if (pair % 10 == 0) {
                     n--; // an odd number of digits: the last pair is "d0"
+                    if (digits == null) {
+                        small /= 10;
+                    }
                 }
                 break;
             }
         }
-        BigDecimal magnitude = new BigDecimal(new BigInteger(new String(digits, 0, n)), n - exponent);
+        BigDecimal magnitude = digits == null ? BigDecimal.valueOf(small, n - exponent)
+                : new BigDecimal(new BigInteger(new String(digits, 0, n)), n - exponent);
         return tag == TAG_NEGATIVE ? magnitude.negate() : magnitude;
     }
 }

@@ -37,6 +37,34 @@ class ItemCodecTest {
     }
 
     @Test
+    void shouldRoundTripNumbersOfEveryDigitCountBothSidesOfWhatALongHolds() {
+        // The decoder gathers up to 18 digits in a long and longer numbers in a char array: every count from
+        // 1 to 38, odd and even, with and without a fraction, both signs, must come back exactly.
+        java.util.Random random = new java.util.Random(18);
+        int checked = 0;
+        for (int digits = 1; digits <= 38; digits++) {
+            for (int trial = 0; trial < 20; trial++) {
+                StringBuilder sb = new StringBuilder();
+                sb.append((char) ('1' + random.nextInt(9)));
+                for (int i = 1; i < digits; i++) {
+                    sb.append(i == digits - 1 ? (char) ('1' + random.nextInt(9)) : (char) ('0' + random.nextInt(10)));
+                }
+                java.math.BigDecimal v = new java.math.BigDecimal(new java.math.BigInteger(sb.toString()),
+                        random.nextInt(60) - 30);
+                if (trial % 2 == 1) {
+                    v = v.negate();
+                }
+                Item item = Item.builder().put("n", AttributeValue.n(v)).build();
+                Item decoded = ItemCodec.decode(ItemCodec.encode(item));
+                assertThat(decoded).as("%s (%d digits)", v, digits).isEqualTo(item);
+                assertThat(((AttributeValue.N) decoded.get("n")).value().compareTo(v)).as("%s", v).isZero();
+                checked++;
+            }
+        }
+        assertThat(checked).isEqualTo(38 * 20);
+    }
+
+    @Test
     void shouldEncodeAnItemAsDocumentedInFormatMd() {
         Item item = Item.builder().s("pk", "A").n("n", 17).bool("t", true).nul("z").build();
         assertThat(HexFormat.of().formatHex(ItemCodec.encode(item))).isEqualTo(

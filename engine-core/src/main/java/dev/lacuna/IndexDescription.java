@@ -11,8 +11,10 @@ package dev.lacuna;
  * @param itemsTotal  items to backfill (0 if it was created with the table)
  * @param appliedLsn  every write up to this LSN is applied to the index
  * @param lagLsn      log records written but not yet applied to the index (0 for a local index)
- * @param lagMillis   how long the index has been behind the log: 0 if it has applied everything, else the time
- *                    since it last had
+ * @param lagMillis   the age, by the database's clock, of the oldest write not yet applied to the index: 0 if it
+ *                    has applied everything. Exact while the updater holds that write; between two log records
+ *                    it is bounded above by the newer of the last applied write's time and the time the index
+ *                    last had applied everything (no later write can be older than either)
  */
 public record IndexDescription(String name, int keyspace, IndexStatus status, long itemsDone, long itemsTotal,
                                long appliedLsn, long lagLsn, long lagMillis) {

@@ -85,7 +85,7 @@ final class TableIndexContext implements IndexContext {
             @Override
             public ChangeRecord next(Duration timeout) throws InterruptedException {
                 KvLogReader.Batch record = log.next(timeout);
-                return record == null ? null : new ChangeRecord(record.lsn(), changes(record));
+                return record == null ? null : new ChangeRecord(record.lsn(), changes(record), record.writeTimeMillis());
             }
 
             @Override

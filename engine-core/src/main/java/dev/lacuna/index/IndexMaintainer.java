@@ -44,8 +44,9 @@ public interface IndexMaintainer extends AutoCloseable {
     boolean awaitApplied(long lsn, Duration timeout) throws InterruptedException;
 
     /**
-     * How long the index has been behind the log, in milliseconds: 0 when it has applied everything logged,
-     * else the time since it last had (for a synchronous index: always 0).
+     * How far the index is behind the log, in milliseconds: the age of the oldest write logged and not yet
+     * applied, 0 when it has applied everything (for a synchronous index: always 0). See
+     * {@link dev.lacuna.IndexDescription#lagMillis}.
      */
     default long lagMillis() {
         return 0;

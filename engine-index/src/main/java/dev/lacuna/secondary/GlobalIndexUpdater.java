@@ -50,8 +50,12 @@ final class GlobalIndexUpdater implements IndexMaintainer {
     private final IndexEntries entries;
     private final Object progress = new Object();
     private volatile long applied;
-    /** When the updater last had applied everything logged ({@link System#nanoTime}). */
-    private volatile long caughtUpAt = System.nanoTime();
+    /** When the updater last had applied everything logged (epoch ms by the context's clock). */
+    private volatile long caughtUpAt;
+    /** The write time of the record read and not yet applied, or 0 if none is (or it has none). */
+    private volatile long inHandWrittenAt;
+    /** The write time of the last record applied, or 0. */
+    private volatile long appliedWrittenAt;
     private volatile IndexStatus status = IndexStatus.ACTIVE;
     private volatile Throwable error;
     private volatile long backfillDone;
@@ -67,6 +71,7 @@ final class GlobalIndexUpdater implements IndexMaintainer {
     GlobalIndexUpdater(IndexContext context, IndexEntries entries) {
         this.context = context;
         this.entries = entries;
+        this.caughtUpAt = context.clock().millis();
     }
 
     @Override
@@ -214,7 +219,7 @@ final class GlobalIndexUpdater implements IndexMaintainer {
                 ChangeRecord record = poll(log);
                 if (record == null) {
                     if (applied >= context.lastLsn()) {
-                        caughtUpAt = System.nanoTime();
+                        caughtUpAt = context.clock().millis();
                     }
                     if (applied > checkpointed && System.nanoTime() - quietSince > 2_000_000_000L) {
                         checkpoint();
@@ -222,6 +227,7 @@ final class GlobalIndexUpdater implements IndexMaintainer {
                     continue;
                 }
                 quietSince = System.nanoTime();
+                inHandWrittenAt = record.writeTimeMillis();
                 WriteBatch batch = new WriteBatch();
                 for (ItemChange change : record.changes()) {
                     IndexDiff.add(batch, entriesOf(change.before()), entriesOf(change.after()));
@@ -231,7 +237,9 @@ final class GlobalIndexUpdater implements IndexMaintainer {
                     event.begin();
                 }
                 apply(batch, record.lsn());
+                appliedWrittenAt = record.writeTimeMillis();
                 advance(record.lsn());
+                inHandWrittenAt = 0;
                 if (event != null) {
                     event.end();
                     if (event.shouldCommit()) {
@@ -298,7 +306,7 @@ final class GlobalIndexUpdater implements IndexMaintainer {
     private void advance(long lsn) {
         applied = lsn;
         if (lsn >= context.lastLsn()) {
-            caughtUpAt = System.nanoTime();
+            caughtUpAt = context.clock().millis();
         }
         synchronized (progress) {
             progress.notifyAll();
@@ -324,7 +332,15 @@ final class GlobalIndexUpdater implements IndexMaintainer {
 
     @Override
     public long lagMillis() {
-        return applied >= context.lastLsn() ? 0 : (System.nanoTime() - caughtUpAt) / 1_000_000;
+        if (applied >= context.lastLsn()) {
+            return 0;
+        }
+        // The oldest write not applied is the record in hand if there is one. Between records it is the next
+        // one in the log, not read yet: no write logged after the last applied one, or after the updater last
+        // had applied everything, is older than that, so the age of the newer of the two bounds it.
+        long inHand = inHandWrittenAt;
+        long since = inHand > 0 ? inHand : Math.max(appliedWrittenAt, caughtUpAt);
+        return Math.max(0, context.clock().millis() - since);
     }
 
     @Override

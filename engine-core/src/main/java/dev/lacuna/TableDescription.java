@@ -18,16 +18,26 @@ import java.util.List;
  *                            kept after the stream is disabled, as DynamoDB does
  * @param latestStreamArn     the latest stream's ARN-like id,
  *                            {@code arn:lacuna:dynamodb:local:table/NAME/stream/LABEL}, or null
+ * @param timeToLiveProgress  what the time-to-live sweeper has done to the table since the database opened
  */
 public record TableDescription(TableSpec spec, int id, String status, Instant createdAt,
                                List<IndexDescription> indexes, TimeToLiveDescription timeToLive,
                                StreamSpecification streamSpecification, String latestStreamLabel,
-                               String latestStreamArn) {
+                               String latestStreamArn, TimeToLiveProgress timeToLiveProgress) {
     /** Copies the list. */
     public TableDescription {
         indexes = List.copyOf(indexes);
         java.util.Objects.requireNonNull(timeToLive, "timeToLive");
         java.util.Objects.requireNonNull(streamSpecification, "streamSpecification");
+        java.util.Objects.requireNonNull(timeToLiveProgress, "timeToLiveProgress");
+    }
+
+    /** A description without the sweeper's progress (the form before it was reported). */
+    public TableDescription(TableSpec spec, int id, String status, Instant createdAt, List<IndexDescription> indexes,
+                            TimeToLiveDescription timeToLive, StreamSpecification streamSpecification,
+                            String latestStreamLabel, String latestStreamArn) {
+        this(spec, id, status, createdAt, indexes, timeToLive, streamSpecification, latestStreamLabel,
+                latestStreamArn, TimeToLiveProgress.NONE);
     }
 
     /** A description of a table without a stream (the form before streams existed). */

@@ -82,7 +82,8 @@ public final class ItemEngine implements AutoCloseable {
 
     public TableDescription describeTable(String name) {
         kv.checkOpen(); // the catalog is in memory: without this, it would answer after close
-        return catalog.get(name).describe();
+        TableSchema t = catalog.get(name);
+        return t.describe(sweeper.progress(t.id()));
     }
 
     public List<String> listTables() {

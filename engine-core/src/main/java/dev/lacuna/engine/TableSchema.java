@@ -9,6 +9,7 @@ import dev.lacuna.Item;
 import dev.lacuna.Key;
 import dev.lacuna.KeyAttribute;
 import dev.lacuna.TableDescription;
+import dev.lacuna.TimeToLiveProgress;
 import dev.lacuna.TableSpec;
 import dev.lacuna.ValidationException;
 import dev.lacuna.item.ItemSize;
@@ -95,6 +96,11 @@ record TableSchema(int id, TableSpec spec, Instant createdAt, List<IndexRef> ind
     }
 
     TableDescription describe() {
+        return describe(TimeToLiveProgress.NONE);
+    }
+
+    /** The description, with what the time-to-live sweeper did to the table. */
+    TableDescription describe(TimeToLiveProgress sweep) {
         List<IndexDescription> indexes = new java.util.ArrayList<>();
         for (LiveIndex l : live) {
             BackfillProgress progress = l.maintainer().backfillProgress();
@@ -103,14 +109,18 @@ record TableSchema(int id, TableSpec spec, Instant createdAt, List<IndexRef> ind
             indexes.add(new IndexDescription(l.spec().name(), l.keyspace(), l.maintainer().status(), progress.done(),
                     progress.total(), applied, lag, lag == 0 ? 0 : l.maintainer().lagMillis()));
         }
-        return description("ACTIVE", indexes);
+        return description("ACTIVE", indexes, sweep);
     }
 
     /** The description with {@code status} and {@code indexes}, the settings as they are. */
     TableDescription description(String status, List<IndexDescription> indexes) {
+        return description(status, indexes, TimeToLiveProgress.NONE);
+    }
+
+    private TableDescription description(String status, List<IndexDescription> indexes, TimeToLiveProgress sweep) {
         StreamState stream = settings.stream();
         return new TableDescription(spec, id, status, createdAt, indexes, settings.timeToLive(), stream.spec(),
-                stream.label(), stream.arn(name()));
+                stream.label(), stream.arn(name()), sweep);
     }
 
     /** Whether writes to the table produce change stream records (so they must log the items they replace). */

@@ -7,6 +7,7 @@ import dev.lacuna.Item;
 import dev.lacuna.Key;
 import dev.lacuna.ResourceNotFoundException;
 import dev.lacuna.ReturnValues;
+import dev.lacuna.TimeToLiveProgress;
 import dev.lacuna.item.ItemCodec;
 import dev.lacuna.kv.KvCursor;
 import dev.lacuna.lsm.LsmStore;
@@ -14,8 +15,11 @@ import dev.lacuna.storage.Durability;
 import java.lang.System.Logger.Level;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
@@ -55,6 +59,8 @@ final class TtlSweeper implements AutoCloseable {
     private final Condition wake = lock.newCondition();
     private final Thread thread;
     private final AtomicLong deleted = new AtomicLong();
+    /** Each table's progress, by table id; a table's entry goes when a pass finds it deleted. */
+    private final Map<Integer, Progress> progress = new ConcurrentHashMap<>();
     private volatile boolean closed;
 
     /** Run after each pass (change streams' retention), on the sweeper's thread. */
@@ -78,6 +84,12 @@ final class TtlSweeper implements AutoCloseable {
     /** Items deleted because they expired, since the database opened. */
     long deleted() {
         return deleted.get();
+    }
+
+    /** What the sweeper has done to table {@code id} since the database opened. */
+    TimeToLiveProgress progress(int id) {
+        Progress p = progress.get(id);
+        return p == null ? TimeToLiveProgress.NONE : p.snapshot();
     }
 
     /** Whether the sweeper's thread is still running (false once {@link #close} returned). */
@@ -145,23 +157,35 @@ final class TtlSweeper implements AutoCloseable {
 
     private long sweep(TableSchema t, String attribute) {
         TimeToLive.Expiry expiry = TimeToLive.expiry(attribute, clock.instant());
+        Progress progress = this.progress.computeIfAbsent(t.id(), id -> new Progress());
+        progress.begin();
         long n = 0;
+        boolean finished = false;
         try {
             for (int p = 0; p < t.spec().partitions(); p++) {
                 byte[] from = t.lowest();
                 // A table deleted (and perhaps created again under its name) is left alone from then on.
                 while (from != null && !closed && catalog.isLive(t)) {
                     List<Item> expired = new ArrayList<>();
-                    from = collect(t, p, from, expiry, expired);
+                    from = collect(t, p, from, expiry, expired, progress);
                     for (int i = 0; i < expired.size() && !closed; i++) {
                         Item item = expired.get(i);
                         Key key = Key.from(item, t.pkName(), t.skName());
-                        n += deleteIfStillExpired(t.name(), key, attribute, item.get(attribute)) ? 1 : 0;
+                        if (deleteIfStillExpired(t.name(), key, attribute, item.get(attribute))) {
+                            n++;
+                            progress.deleted.incrementAndGet();
+                        }
                     }
                 }
             }
+            finished = !closed && catalog.isLive(t);
         } catch (ResourceNotFoundException e) {
             // the table was deleted meanwhile
+        } finally {
+            progress.end(finished, clock.instant());
+            if (!catalog.isLive(t)) {
+                this.progress.remove(t.id());
+            }
         }
         return n;
     }
@@ -172,9 +196,11 @@ final class TtlSweeper implements AutoCloseable {
      *
      * @return where to read on, or null at the partition's end
      */
-    private byte[] collect(TableSchema t, int p, byte[] from, TimeToLive.Expiry expiry, List<Item> expired) {
+    private byte[] collect(TableSchema t, int p, byte[] from, TimeToLive.Expiry expiry, List<Item> expired,
+                           Progress progress) {
         try (KvCursor c = catalog.whileLive(t, () -> kv.scanPartition(t.id(), p, from, t.highest(), false, null))) {
             for (int read = 1; c.valid(); c.next(), read++) {
+                progress.read.incrementAndGet();
                 Item item = ItemCodec.decode(c.value());
                 if (expiry.expired(item)) {
                     expired.add(item);
@@ -199,6 +225,36 @@ final class TtlSweeper implements AutoCloseable {
             return true;
         } catch (ConditionalCheckFailedException e) {
             return false; // changed meanwhile (its expiry moved, or it went): the change wins
+        }
+    }
+
+    /** One table's counters, written by the sweeper's thread and read by describeTable's. */
+    private static final class Progress {
+        final AtomicLong read = new AtomicLong();
+        final AtomicLong deleted = new AtomicLong();
+        private long passes;
+        private Instant lastPassEndedAt;
+        private boolean sweeping;
+        private long lastPassRead;
+
+        synchronized void begin() {
+            sweeping = true;
+            read.set(0);
+        }
+
+        /** A pass ended; {@code finished} if it read the whole table (not cut short by a close). */
+        synchronized void end(boolean finished, Instant at) {
+            sweeping = false;
+            lastPassRead = read.get();
+            if (finished) {
+                passes++;
+                lastPassEndedAt = at;
+            }
+        }
+
+        synchronized TimeToLiveProgress snapshot() {
+            return new TimeToLiveProgress(passes, lastPassEndedAt, sweeping, sweeping ? read.get() : lastPassRead,
+                    deleted.get());
         }
     }
 

@@ -17,6 +17,7 @@ import dev.lacuna.ResourceNotFoundException;
 import dev.lacuna.Scan;
 import dev.lacuna.TableSpec;
 import dev.lacuna.TimeToLiveDescription;
+import dev.lacuna.TimeToLiveProgress;
 import dev.lacuna.TimeToLiveStatus;
 import dev.lacuna.TransactGet;
 import dev.lacuna.UpdateItem;
@@ -78,6 +79,33 @@ class TimeToLiveTest {
 
     private static List<String> queryAll(ItemEngine e) {
         return sortKeys(e.query(T, new Query("pk = :p").value(":p", s("u1"))).items());
+    }
+
+    @Test
+    void shouldReportTheSweepersProgressInDescribeTable() {
+        try (ItemEngine e = open(vfs, false)) {
+            create(e, 2);
+            assertThat(e.describeTable(T).timeToLiveProgress()).as("never swept").isEqualTo(TimeToLiveProgress.NONE);
+            long start = now();
+            for (int i = 0; i < 30; i++) {
+                e.putItem(T, new PutItem(session("u" + i, "s", n(start + (i < 12 ? 60 : 3600)))));
+            }
+            e.updateTimeToLive(T, "expiresAt", true);
+            e.sweeper().sweepOnce();
+            Instant first = clock.instant();
+            assertThat(e.describeTable(T).timeToLiveProgress()).as("a pass that found nothing expired")
+                    .isEqualTo(new TimeToLiveProgress(1, first, false, 30, 0));
+
+            clock.advance(Duration.ofSeconds(90));
+            assertThat(e.sweeper().sweepOnce()).isEqualTo(12);
+            assertThat(e.describeTable(T).timeToLiveProgress()).as("a pass that deleted 12 of 30")
+                    .isEqualTo(new TimeToLiveProgress(2, clock.instant(), false, 30, 12));
+
+            clock.advance(Duration.ofSeconds(10));
+            e.sweeper().sweepOnce();
+            assertThat(e.describeTable(T).timeToLiveProgress()).as("18 left to read, deletions since the open")
+                    .isEqualTo(new TimeToLiveProgress(3, clock.instant(), false, 18, 12));
+        }
     }
 
     @Test

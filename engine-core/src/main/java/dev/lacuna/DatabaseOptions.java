@@ -27,13 +27,20 @@ import java.util.Objects;
  *                   {@code clock} from the record's write time: a stream consumer further behind than this loses
  *                   the older records (it is told so: {@link TrimmedDataAccessException}), and the log is trimmed.
  *                   Enforced by the background thread after each time-to-live pass and by {@link Database#flush()}
+ * @param timeToLiveSweepRate at most this many expired items deleted per second by the sweeper
+ *                   ({@value #DEFAULT_SWEEP_RATE} by default; 0 for no limit), so that a large backlog of expired
+ *                   items is worked off beside the application's writes instead of competing with them for the
+ *                   processor and the log: a backlog of N items is gone within about N / rate seconds
  */
 public record DatabaseOptions(Vfs vfs, Durability durability, Clock clock, KvOptions storage,
-                              boolean returnExpiredItems, Duration timeToLiveSweepInterval, Duration streamRetention) {
+                              boolean returnExpiredItems, Duration timeToLiveSweepInterval, Duration streamRetention,
+                              int timeToLiveSweepRate) {
     /** How long the sweeper rests between passes, unless set. */
     public static final Duration DEFAULT_SWEEP_INTERVAL = Duration.ofMinutes(1);
     /** How long a change stream keeps records, unless set: DynamoDB's 24 hours. */
     public static final Duration DEFAULT_STREAM_RETENTION = Duration.ofHours(24);
+    /** Expired items the sweeper deletes per second at most, unless set. */
+    public static final int DEFAULT_SWEEP_RATE = 1000;
 
     /** Checks every setting. */
     public DatabaseOptions {
@@ -49,6 +56,17 @@ public record DatabaseOptions(Vfs vfs, Durability durability, Clock clock, KvOpt
         if (streamRetention.isNegative() || streamRetention.isZero()) {
             throw new IllegalArgumentException("streamRetention must be positive: " + streamRetention);
         }
+        if (timeToLiveSweepRate < 0) {
+            throw new IllegalArgumentException("timeToLiveSweepRate must be 0 (no limit) or positive: "
+                    + timeToLiveSweepRate);
+        }
+    }
+
+    /** The settings before the sweeper's rate was set: {@value #DEFAULT_SWEEP_RATE} deletes per second. */
+    public DatabaseOptions(Vfs vfs, Durability durability, Clock clock, KvOptions storage, boolean returnExpiredItems,
+                           Duration timeToLiveSweepInterval, Duration streamRetention) {
+        this(vfs, durability, clock, storage, returnExpiredItems, timeToLiveSweepInterval, streamRetention,
+                DEFAULT_SWEEP_RATE);
     }
 
     /** The settings before streams existed: records kept 24 hours. */
@@ -81,6 +99,7 @@ public record DatabaseOptions(Vfs vfs, Durability durability, Clock clock, KvOpt
         private boolean returnExpiredItems;
         private Duration timeToLiveSweepInterval = DEFAULT_SWEEP_INTERVAL;
         private Duration streamRetention = DEFAULT_STREAM_RETENTION;
+        private int timeToLiveSweepRate = DEFAULT_SWEEP_RATE;
 
         private Builder() {
         }
@@ -101,10 +120,13 @@ public record DatabaseOptions(Vfs vfs, Durability durability, Clock clock, KvOpt
         /** Sets {@link DatabaseOptions#streamRetention()}. */
         public Builder streamRetention(Duration d) { streamRetention = d; return this; }
 
+        /** Sets {@link DatabaseOptions#timeToLiveSweepRate()}. */
+        public Builder timeToLiveSweepRate(int deletesPerSecond) { timeToLiveSweepRate = deletesPerSecond; return this; }
+
         /** Validates and builds. */
         public DatabaseOptions build() {
             return new DatabaseOptions(vfs, durability, clock, storage, returnExpiredItems, timeToLiveSweepInterval,
-                    streamRetention);
+                    streamRetention, timeToLiveSweepRate);
         }
     }
 }

@@ -52,7 +52,7 @@ public final class ItemEngine implements AutoCloseable {
         this.queries = new Queries(kv, options.clock(), options.returnExpiredItems());
         this.streams = new Streams(catalog, kv, options.clock(), options.streamRetention());
         this.sweeper = new TtlSweeper(kv, catalog, writes, options.clock(), options.timeToLiveSweepInterval(),
-                streams::enforceRetentionInBackground);
+                options.timeToLiveSweepRate(), streams::enforceRetentionInBackground);
         sweeper.start();
     }
 

@@ -55,6 +55,10 @@ final class TtlSweeper implements AutoCloseable {
     private final Writes writes;
     private final Clock clock;
     private final Duration interval;
+    /** Nanoseconds between two deletes at the configured rate; 0 for no limit. */
+    private final long nanosPerDelete;
+    /** When the next delete may start ({@link System#nanoTime}); only the sweeping thread uses it. */
+    private long nextDeleteAt;
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition wake = lock.newCondition();
     private final Thread thread;
@@ -66,8 +70,10 @@ final class TtlSweeper implements AutoCloseable {
     /** Run after each pass (change streams' retention), on the sweeper's thread. */
     private final Runnable afterPass;
 
-    TtlSweeper(LsmStore kv, Catalog catalog, Writes writes, Clock clock, Duration interval, Runnable afterPass) {
+    TtlSweeper(LsmStore kv, Catalog catalog, Writes writes, Clock clock, Duration interval, int deletesPerSecond,
+               Runnable afterPass) {
         this.afterPass = afterPass;
+        this.nanosPerDelete = deletesPerSecond == 0 ? 0 : 1_000_000_000L / deletesPerSecond;
         this.kv = kv;
         this.catalog = catalog;
         this.writes = writes;
@@ -168,7 +174,7 @@ final class TtlSweeper implements AutoCloseable {
                 while (from != null && !closed && catalog.isLive(t)) {
                     List<Item> expired = new ArrayList<>();
                     from = collect(t, p, from, expiry, expired, progress);
-                    for (int i = 0; i < expired.size() && !closed; i++) {
+                    for (int i = 0; i < expired.size() && pace(); i++) {
                         Item item = expired.get(i);
                         Key key = Key.from(item, t.pkName(), t.skName());
                         if (deleteIfStillExpired(t.name(), key, attribute, item.get(attribute))) {
@@ -210,6 +216,37 @@ final class TtlSweeper implements AutoCloseable {
                 }
             }
             return null;
+        }
+    }
+
+    /**
+     * Waits until the next delete is due at the configured rate; false once closed. The pace is kept by the
+     * machine's monotonic time, not the database's clock: it shares the processor and the log with the
+     * application, and a clock that tests hold still must not stop it. A sweeper that fell behind (a long
+     * read between batches) does not make up for it in a burst.
+     */
+    private boolean pace() {
+        if (nanosPerDelete == 0) {
+            return !closed;
+        }
+        long now = System.nanoTime();
+        long due = Math.max(nextDeleteAt, now);
+        nextDeleteAt = due + nanosPerDelete;
+        if (due - now <= 0) {
+            return !closed;
+        }
+        lock.lock();
+        try {
+            long nanos = due - now;
+            while (!closed && nanos > 0) {
+                nanos = wake.awaitNanos(nanos);
+            }
+            return !closed;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        } finally {
+            lock.unlock();
         }
     }
 

@@ -82,6 +82,23 @@ class TimeToLiveTest {
     }
 
     @Test
+    void shouldDeleteNoFasterThanTheConfiguredRate() {
+        // 41 expired items at 200 a second: 40 gaps of 5 ms between the deletes, so the pass takes 200 ms at
+        // least (a lower bound only: a slow machine takes longer, never shorter).
+        try (ItemEngine e = ItemEngine.open(DIR, DatabaseOptions.builder().vfs(vfs).clock(clock)
+                .timeToLiveSweepInterval(Duration.ofHours(1)).timeToLiveSweepRate(200).build())) {
+            create(e, 1);
+            for (int i = 0; i < 41; i++) {
+                e.putItem(T, new PutItem(session("u1", "s" + i, n(now() - 1))));
+            }
+            e.updateTimeToLive(T, "expiresAt", true);
+            long start = System.nanoTime();
+            assertThat(e.sweeper().sweepOnce()).isEqualTo(41);
+            assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThanOrEqualTo(Duration.ofMillis(200));
+        }
+    }
+
+    @Test
     void shouldReportTheSweepersProgressInDescribeTable() {
         try (ItemEngine e = open(vfs, false)) {
             create(e, 2);

@@ -338,6 +338,28 @@ public final class Database implements AutoCloseable {
     }
 
     /**
+     * Backs up the database in {@code dir} into {@code dest} (a directory that must not exist or be empty),
+     * whether or not a process has it open: the same copy as {@link #checkpoint}, which opens as a database of
+     * its own. If no process has {@code dir} open, it is opened, checkpointed and closed. If another process has
+     * it open (its lock is held), the copy is made from the files, without writing to {@code dir}, as a crash at
+     * one instant would leave them: every write that process had made durable ({@code SYNC}) before this call
+     * began, and of the later ones a prefix in log order. Tables are hard-linked where the file system allows.
+     * That process's flushes, compactions and log trims can leave a copy without a file it needs; the copy is
+     * opened once to check it (and recover it, as after a crash), and made again if it is refused, up to 10
+     * times.
+     *
+     * @param options the file system and settings to open {@code dir} (if free) and the copy with
+     * @return whether another process had it open, and how many copies it took
+     * @throws StorageIOException if {@code dir} holds no database, {@code dest} is not empty, copying fails, or
+     *                            10 copies in a row were made inconsistent
+     * @throws dev.lacuna.storage.IncompatibleStoreException if {@code dir} holds a byte-level store or one
+     *                            written by a newer Lacuna
+     */
+    public static BackupReport backup(Path dir, Path dest, DatabaseOptions options) {
+        return dev.lacuna.engine.Backup.take(dir, dest, options);
+    }
+
+    /**
      * Writes a consistent copy of the database into {@code dest}, a directory that must not exist or be
      * empty, while reads and writes go on: a backup. The copy opens with {@link #open} as a database of its
      * own, with every table and index. It holds every write acknowledged before this call (whatever its

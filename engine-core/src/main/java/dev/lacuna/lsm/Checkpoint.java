@@ -75,7 +75,7 @@ final class Checkpoint {
     }
 
     /** Refuses a {@code dest} that holds anything (or is a file), then creates it. */
-    private static void prepare(Vfs vfs, Path dest) {
+    static void prepare(Vfs vfs, Path dest) {
         try {
             if (vfs.exists(dest) && !vfs.list(dest).isEmpty()) {
                 throw new StorageIOException("cannot checkpoint into " + dest + ": it exists and is not empty"

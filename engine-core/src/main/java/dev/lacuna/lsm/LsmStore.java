@@ -13,6 +13,7 @@ import dev.lacuna.storage.StorageIOException;
 import dev.lacuna.manifest.FileMeta;
 import dev.lacuna.manifest.VersionEdit;
 import dev.lacuna.sstable.BlockCache;
+import dev.lacuna.vfs.Vfs;
 import dev.lacuna.vfs.VfsLock;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -55,6 +56,8 @@ public final class LsmStore implements AutoCloseable {
     public static final String OWNER_KV = "kv";
     /** The owner mark of a store opened through {@link dev.lacuna.Database}. */
     public static final String OWNER_ITEMS = "items";
+    /** The directory of the store's log, inside its directory. */
+    public static final String WAL_DIR = Recovery.WAL_DIR;
 
     /** Opens a byte-level store: {@link #open(Path, KvOptions, String)} for {@link #OWNER_KV}. */
     public static LsmStore open(Path dir, KvOptions options) {
@@ -504,6 +507,20 @@ public final class LsmStore implements AutoCloseable {
     public long checkpoint(Path dest) {
         Objects.requireNonNull(dest, "dest");
         return Checkpoint.take(db, dest);
+    }
+
+    /**
+     * Copies the store in {@code dir}, which another process has open, into {@code dest} (new or empty) from
+     * its files alone, without writing to {@code dir}: what a crash at one instant would leave (see
+     * {@code ForeignCheckpoint}). The other process's flushes, compactions and log trims can make a copy lack a
+     * file it needs; that fails here or when the copy is opened, and the caller empties {@code dest} and copies
+     * again.
+     *
+     * @throws StorageIOException  if a file is gone meanwhile, or the file system fails
+     * @throws CorruptionException if the manifest cannot be read
+     */
+    public static void checkpointForeign(Vfs vfs, Path dir, Path dest) {
+        ForeignCheckpoint.copy(vfs, dir, dest);
     }
 
     /**

@@ -108,6 +108,11 @@ final class SstableCache implements AutoCloseable {
         return String.format("%06d.sst", number);
     }
 
+    /** Whether {@code name} is a table's file name ({@link #fileName}). */
+    static boolean isTableFile(String name) {
+        return name.endsWith(".sst");
+    }
+
     /**
      * The reader of table {@code number}, opened if needed, pinned until the caller calls
      * {@link Handle#release()} (in a {@code finally}).

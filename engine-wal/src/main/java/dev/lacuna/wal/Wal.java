@@ -624,6 +624,63 @@ public final class Wal implements AutoCloseable {
     }
 
     /**
+     * Copies the segments of a log that another process has open (and may be writing, sealing and trimming)
+     * from {@code walDir} into {@code dest}, which exists: what a crash at one instant would leave, for a copy
+     * of a store made from outside it. Every segment but the newest in the listing has a successor, so it was
+     * sealed and forced before that was created: it is linked. The newest is copied as its bytes are now; it may
+     * end in a record cut short, as a crash leaves it, which recovery reads as a torn tail. A segment trimmed
+     * meanwhile is left out: if the copy needed it, opening the copy refuses it for a log that no longer holds
+     * what recovery needs, and the caller copies again. The lock file is not copied. Every file is forced and
+     * {@code dest} synced before this returns.
+     *
+     * @return the segments copied
+     * @throws IOException if listing, reading or writing fails
+     */
+    public static int copyForeign(Vfs vfs, Path walDir, Path dest) throws IOException {
+        java.util.TreeMap<Long, String> found = new java.util.TreeMap<>();
+        for (String name : vfs.list(walDir)) {
+            long number = WalFormat.parseSegmentName(name);
+            if (number >= 0) {
+                found.put(number, name);
+            }
+        }
+        int copied = 0;
+        for (Map.Entry<Long, String> e : found.entrySet()) {
+            Path from = walDir.resolve(e.getValue());
+            Path to = dest.resolve(e.getValue());
+            try {
+                if (e.getKey() < found.lastKey()) {
+                    vfs.link(from, to);
+                } else {
+                    copyWhole(vfs, from, to);
+                }
+            } catch (java.nio.file.NoSuchFileException gone) {
+                continue; // trimmed after the listing
+            }
+            try (var copy = vfs.open(to)) {
+                copy.force();
+            }
+            copied++;
+        }
+        vfs.syncDirectory(dest);
+        return copied;
+    }
+
+    /** Creates {@code to} holding what {@code from} holds now. */
+    private static void copyWhole(Vfs vfs, Path from, Path to) throws IOException {
+        try (var source = vfs.openReadOnly(from); var target = vfs.create(to)) {
+            long length = source.size();
+            byte[] chunk = new byte[(int) Math.min(1 << 20, Math.max(1, length))];
+            for (long position = 0; position < length; ) {
+                int n = (int) Math.min(chunk.length, length - position);
+                source.readFully(position, chunk, 0, n);
+                target.write(position, chunk, 0, n);
+                position += n;
+            }
+        }
+    }
+
+    /**
      * The first LSN the log must keep for its segments to total at most {@code maxBytes}, counting from the
      * newest: the first LSN of the oldest segment that still fits. The segment being written always counts,
      * however large; {@link #firstLsn()} if the whole log fits. An owner that wants the log within a size

@@ -324,9 +324,8 @@ final class WritePath {
                         start = System.nanoTime();
                         String cause = fullCause(tree);
                         db.stallStarted(tree.id, cause);
-                        if (WriteStallEvent.TYPE.isEnabled()) {
-                            event = new WriteStallEvent();
-                            event.begin();
+                        event = db.events.begin(db.stallEvents, WriteStallEvent::new);
+                        if (event != null) {
                             event.partition = tree.id;
                             event.cause = tree.immutableCount() >= MAX_IMMUTABLES ? "MEMTABLES" : "LEVEL0_FILES";
                         }
@@ -350,13 +349,7 @@ final class WritePath {
             if (start != 0) {
                 db.stallNanos.add(System.nanoTime() - start);
                 db.stallEnded();
-                if (event != null) {
-                    event.end();
-                    if (event.shouldCommit()) {
-                        event.store = db.dir.toString();
-                        event.commit();
-                    }
-                }
+                db.events.commit(event, e -> e.store = db.dir.toString()); // never fails the write that waited
             }
         }
     }

@@ -713,6 +713,20 @@ public final class Wal implements AutoCloseable {
         }
     }
 
+    /**
+     * The segments the log holds now: the sealed ones not yet trimmed and the one being written. Known without
+     * listing the directory, so asking can never fail on the file system.
+     */
+    public int segmentCount() {
+        writeLock.lock();
+        try {
+            checkOpen();
+            return segments.size();
+        } finally {
+            writeLock.unlock();
+        }
+    }
+
     /** Counters since the log was opened. */
     public WalStats stats() {
         return new WalStats(appends.sum(), appendedBytes.sum(), fsyncs.get(), syncedRecords.get(),

@@ -202,6 +202,17 @@ final class VersionSet implements AutoCloseable {
         }
     }
 
+    /**
+     * Gives {@code state}, a snapshot taken earlier ({@link #pin}), the store's mark as it is now. A checkpoint
+     * calls it once it has copied the log: the mark only rises, and it is durable before the first record of the
+     * current format is appended, so the copy's mark then covers every record it copied.
+     */
+    synchronized void markAsNow(VersionEdit state) {
+        if (owner != null) {
+            state.store(storeFormat, owner);
+        }
+    }
+
     /** Adds the current format's mark to {@code edit} if the store lacks it: the edit writes a format 2 thing. */
     private VersionEdit withCurrentFormat(VersionEdit edit) {
         if (storeFormat < STORE_FORMAT && owner != null) {

@@ -10,4 +10,5 @@ module dev.lacuna.wal {
     exports dev.lacuna.storage;
     exports dev.lacuna.vfs;
     exports dev.lacuna.wal to dev.lacuna.core, dev.lacuna.benchmarks;
+    exports dev.lacuna.jfr to dev.lacuna.core, dev.lacuna.secondary;
 }

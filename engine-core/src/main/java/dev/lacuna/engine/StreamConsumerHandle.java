@@ -9,6 +9,7 @@ import dev.lacuna.StreamRecord;
 import dev.lacuna.TrimmedDataAccessException;
 import dev.lacuna.lsm.KvLogReader;
 import dev.lacuna.storage.Durability;
+import dev.lacuna.storage.StorageIOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -83,7 +84,7 @@ final class StreamConsumerHandle implements StreamConsumer {
         // segments that reader still needs. Go on from the checkpoint with a new reader, as a handle opened now
         // would (reader()). The checkpoint is saved before the trim, so once it is seen here the reader is rebuilt.
         long readThrough = pending != null ? pendingLsn : position;
-        if (reader != null && readThrough < Math.min(checkpoint(), streams.kv.lastSequence())) {
+        if (reader != null && passedByRetention(readThrough)) {
             reader.close();
             reader = null;
             pending = null; // nothing of the table was at or below the checkpoint, or it would be marked trimmed
@@ -99,7 +100,21 @@ final class StreamConsumerHandle implements StreamConsumer {
         while (out.size() < max) {
             KvLogReader.Batch b;
             long left = deadline - System.nanoTime();
-            b = out.isEmpty() && left > 0 ? log.next(Duration.ofNanos(left)) : log.next();
+            try {
+                b = out.isEmpty() && left > 0 ? log.next(Duration.ofNanos(left)) : log.next();
+            } catch (StorageIOException e) {
+                // Retention may have run since the check above, and the log's trim deleted the segment the reader
+                // was to open next. If so, that is no failure: go on from the checkpoint as the check would have
+                // (or say the consumer was trimmed, if it lost records); anything else is one.
+                checkNotTrimmed(streams.kv.logCheckpoints());
+                if (!passedByRetention(position)) {
+                    throw e;
+                }
+                reader.close();
+                reader = null;
+                log = reader();
+                continue;
+            }
             if (b == null) {
                 break;
             }
@@ -113,6 +128,14 @@ final class StreamConsumerHandle implements StreamConsumer {
             position = b.lsn();
         }
         return new StreamBatch(out, position);
+    }
+
+    /**
+     * Whether retention moved the consumer's checkpoint past {@code readThrough}: the records between hold no write
+     * of the table (or the consumer would be marked trimmed), and the log may no longer hold them.
+     */
+    private boolean passedByRetention(long readThrough) {
+        return readThrough < Math.min(checkpoint(), streams.kv.lastSequence());
     }
 
     private KvLogReader reader() {

@@ -208,10 +208,7 @@ final class Background {
      */
     void flush(Tree tree, Memtable imm) throws IOException {
         // Allocated only while a recording wants it; the begin is the flush's start, wait for the log included.
-        FlushEvent event = FlushEvent.TYPE.isEnabled() ? new FlushEvent() : null;
-        if (event != null) {
-            event.begin();
-        }
+        FlushEvent event = db.events.begin(db.flushEvents, FlushEvent::new);
         db.cursors.reap(); // a cursor left open and collected no longer holds back what this flush may drop
         db.wal.awaitDurable(imm.maxSequence());
         // And visible: a SYNC write waiting for the fsync just made is not, until its writer sees the fsync.
@@ -252,17 +249,15 @@ final class Background {
         }
         db.flushes.increment();
         db.flushBytes.add(out.bytesWritten());
-        if (event != null) {
-            event.end();
-            if (event.shouldCommit()) {
-                event.store = db.dir.toString();
-                event.partition = tree.id;
-                event.entries = imm.size();
-                event.bytes = out.bytesWritten();
-                event.files = files.size();
-                event.commit();
-            }
-        }
+        // Guarded: the edit is durable and installed, and an event failing here must not fail (and so retry)
+        // a flush that is done.
+        db.events.commit(event, e -> {
+            e.store = db.dir.toString();
+            e.partition = tree.id;
+            e.entries = imm.size();
+            e.bytes = out.bytesWritten();
+            e.files = files.size();
+        });
         db.droppedEntries.add(dropped);
         db.droppedDeletions.add(droppedDeletions);
         db.wal.deleteObsoleteSegments(trimTo);

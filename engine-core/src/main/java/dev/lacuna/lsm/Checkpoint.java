@@ -51,6 +51,9 @@ final class Checkpoint {
             db.wal.sync();
             long last = db.wal.copyTo(mkdir(vfs, dest.resolve(Recovery.WAL_DIR)), pinned.logNeededFrom());
             VersionEdit state = pinned.state();
+            // The state was taken before the log was copied: a format 1 store's first write since may be in the
+            // copy, a version 2 record its mark must cover.
+            db.versions.markAsNow(state);
             for (VersionEdit.AddedFile added : state.addedFiles()) {
                 String name = SstableCache.fileName(added.file().number());
                 vfs.link(db.dir.resolve(name), dest.resolve(name));

@@ -4,7 +4,6 @@ import jdk.jfr.Category;
 import jdk.jfr.DataAmount;
 import jdk.jfr.Description;
 import jdk.jfr.Event;
-import jdk.jfr.EventType;
 import jdk.jfr.Label;
 import jdk.jfr.Name;
 import jdk.jfr.StackTrace;
@@ -16,9 +15,6 @@ import jdk.jfr.StackTrace;
 @Description("Tables of one level merged into the next (or rewritten in place to drop deletions)")
 @StackTrace(false) // always the background compaction: a stack trace would cost without telling anything
 final class CompactionEvent extends Event {
-    /** Read before anything is allocated, so that a compaction costs nothing more while no recording wants it. */
-    static final EventType TYPE = EventType.getEventType(CompactionEvent.class);
-
     @Label("Store")
     @Description("Directory of the store")
     String store;

@@ -143,10 +143,7 @@ final class Compactor {
     /** Runs {@code c} against {@code version} (which the caller holds) and installs the result. */
     void run(Compaction c, Version version) throws IOException {
         // Allocated only while a recording wants it: compactions cost nothing more otherwise.
-        CompactionEvent event = CompactionEvent.TYPE.isEnabled() ? new CompactionEvent() : null;
-        if (event != null) {
-            event.begin();
-        }
+        CompactionEvent event = db.events.begin(db.compactionEvents, CompactionEvent::new);
         VersionEdit edit = new VersionEdit();
         for (FileMeta f : c.inputs()) {
             edit.deleteFile(c.tree(), c.level(), f.number());
@@ -222,23 +219,19 @@ final class Compactor {
 
     /** Ends and commits {@code event} (null while no recording wants it) for the finished compaction {@code c}. */
     private void commit(CompactionEvent event, Compaction c, int outputFiles, long outputBytes) {
-        if (event == null) {
-            return;
-        }
-        event.end();
-        if (event.shouldCommit()) {
-            event.store = db.dir.toString();
-            event.partition = c.tree();
-            event.level = c.level();
-            event.outputLevel = c.outputLevel();
-            event.reason = c.reason().name();
-            event.trivialMove = c.isTrivialMove();
-            event.inputFiles = c.inputs().size() + c.nextInputs().size();
-            event.inputBytes = c.inputBytes();
-            event.outputFiles = outputFiles;
-            event.outputBytes = outputBytes;
-            event.commit();
-        }
+        // Guarded: the compaction is installed, and an event failing here must not report it failed.
+        db.events.commit(event, e -> {
+            e.store = db.dir.toString();
+            e.partition = c.tree();
+            e.level = c.level();
+            e.outputLevel = c.outputLevel();
+            e.reason = c.reason().name();
+            e.trivialMove = c.isTrivialMove();
+            e.inputFiles = c.inputs().size() + c.nextInputs().size();
+            e.inputBytes = c.inputBytes();
+            e.outputFiles = outputFiles;
+            e.outputBytes = outputBytes;
+        });
     }
 
     private static boolean mayHoldBelow(Version version, int outputLevel, byte[] internalKey) {

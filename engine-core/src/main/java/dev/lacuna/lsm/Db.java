@@ -1,6 +1,7 @@
 package dev.lacuna.lsm;
 
 import dev.lacuna.base.InternalKey;
+import dev.lacuna.jfr.EventGuard;
 import dev.lacuna.kv.KvOptions;
 import dev.lacuna.storage.DatabaseClosedException;
 import dev.lacuna.storage.StorageIOException;
@@ -18,6 +19,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.ReentrantLock;
+import jdk.jfr.EventType;
 
 /**
  * The state every part of the engine shares: options, files, the log, the versions, the trees, and the
@@ -38,6 +40,14 @@ final class Db {
     final CursorReaper cursors = new CursorReaper();
     /** Orders writes: the log append and the memtable inserts of one write happen under it, as one step. */
     final ReentrantLock commitLock = new ReentrantLock();
+    /**
+     * The store's JFR events, which never fail the work they describe (see {@link EventGuard}); their types,
+     * null if JFR cannot provide them.
+     */
+    final EventGuard events;
+    final EventType flushEvents;
+    final EventType compactionEvents;
+    final EventType stallEvents;
     /** Background jobs notify it when they finish, so that stalled writers and waiting callers re-check. */
     final Object progress = new Object();
 
@@ -95,6 +105,10 @@ final class Db {
         this.vfs = options.vfs();
         this.dir = dir;
         this.tables = tables;
+        this.events = new EventGuard("store " + dir);
+        this.flushEvents = events.type(() -> EventType.getEventType(FlushEvent.class));
+        this.compactionEvents = events.type(() -> EventType.getEventType(CompactionEvent.class));
+        this.stallEvents = events.type(() -> EventType.getEventType(WriteStallEvent.class));
     }
 
     /**

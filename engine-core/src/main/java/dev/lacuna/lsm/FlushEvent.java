@@ -4,7 +4,6 @@ import jdk.jfr.Category;
 import jdk.jfr.DataAmount;
 import jdk.jfr.Description;
 import jdk.jfr.Event;
-import jdk.jfr.EventType;
 import jdk.jfr.Label;
 import jdk.jfr.Name;
 import jdk.jfr.StackTrace;
@@ -16,9 +15,6 @@ import jdk.jfr.StackTrace;
 @Description("A memtable of one partition written to level-0 tables")
 @StackTrace(false) // always the background flush: a stack trace would cost without telling anything
 final class FlushEvent extends Event {
-    /** Read before anything is allocated, so that a flush costs nothing more while no recording wants it. */
-    static final EventType TYPE = EventType.getEventType(FlushEvent.class);
-
     @Label("Store")
     @Description("Directory of the store")
     String store;

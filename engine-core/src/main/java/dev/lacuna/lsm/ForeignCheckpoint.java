@@ -84,6 +84,12 @@ final class ForeignCheckpoint {
             Path wal = dest.resolve(Recovery.WAL_DIR);
             vfs.mkdirs(wal); // there already if emptied before
             Wal.copyForeign(vfs, dir.resolve(Recovery.WAL_DIR), wal);
+            // The log was copied after the manifest was read: it may hold records of the current format that
+            // the other process wrote after marking its store so, a mark this state predates. The copy is
+            // marked current, so that its mark covers every record it holds.
+            if (state.owner() != null && state.storeFormat() != null && state.storeFormat() < VersionSet.STORE_FORMAT) {
+                state.store(VersionSet.STORE_FORMAT, state.owner());
+            }
             long manifestNumber = state.nextFileNumber();
             state.nextFileNumber(manifestNumber + 1);
             Manifest.create(vfs, dest, manifestNumber, state).close(); // writes CURRENT, syncs dest

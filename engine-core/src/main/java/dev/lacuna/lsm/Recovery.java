@@ -70,11 +70,13 @@ final class Recovery {
             db.installTrees(trees, db.versions.keyspaces());
             db.versions.checkpoints().forEach(db.wal::setCheckpoint); // before anything trims the log
             long[] replayed = replayLog(db);
-            if (LOG.isLoggable(System.Logger.Level.INFO)) { // listing the log's directory costs a little
+            if (LOG.isLoggable(System.Logger.Level.INFO)) {
+                // The segments the log holds (those replayed, and the one just started for appends), from the
+                // log itself: listing its directory here could fail, and fail an open already recovered.
                 long millis = (System.nanoTime() - began) / 1_000_000;
                 LOG.log(System.Logger.Level.INFO, "store " + dir + " opened in " + millis + " ms: replayed "
                         + replayed[0] + " log records (" + replayed[1] + " bytes); log segments: "
-                        + segmentCount(db, walDir) + ", last LSN " + Math.max(db.wal.lastLsn(), 0));
+                        + db.wal.segmentCount() + ", last LSN " + Math.max(db.wal.lastLsn(), 0));
             }
             return start.apply(db, lock);
         } catch (IOException e) {
@@ -97,17 +99,6 @@ final class Recovery {
             throw new IncompatibleStoreException("cannot open a store in " + dir + ": " + e.getFile()
                     + " is a file, not a directory");
         }
-    }
-
-    /** Log segments in {@code walDir} now: those replayed, and the one just started for appends. */
-    private static int segmentCount(Db db, Path walDir) throws IOException {
-        int n = 0;
-        for (String name : db.vfs.list(walDir)) {
-            if (name.endsWith(".wal")) {
-                n++;
-            }
-        }
-        return n;
     }
 
     /**

@@ -35,10 +35,12 @@ final class VersionSet implements AutoCloseable {
     /**
      * The directory's format version, recorded in every manifest snapshot: the formats of the manifest, the
      * log, the tables and the log records together. A store marked with a higher one was written by a newer
-     * Lacuna and is refused. Format 1 is still read: {@link #claim} marks every store it opens with this one,
-     * in the manifest {@link #startManifest} writes before the open logs anything, because once this code
-     * appends a record of the current log format (a version 2 batch, which format 1 code reads as corruption)
-     * an older Lacuna must refuse the store rather than report it damaged. History: manifest/FORMAT.md.
+     * Lacuna and is refused. Format 1 is still read, and keeps its mark until this code writes the first thing
+     * only format 2 has ({@link #markCurrentFormat}, a keyspace descriptor): once it appends a version 2 batch,
+     * which format 1 code reads as corruption, an older Lacuna must refuse the store rather than report it
+     * damaged. Not before: an open that fails after reading the manifest (replay, the catalog) must leave a
+     * store the older Lacuna still opens, or a rollback would be blocked by an open that never succeeded.
+     * History: manifest/FORMAT.md.
      */
     static final int STORE_FORMAT = 2;
     private static final System.Logger LOG = System.getLogger(VersionSet.class.getName());
@@ -68,6 +70,11 @@ final class VersionSet implements AutoCloseable {
     /** Who owns the directory ({@link #claim}), and its format: null and 0 for a store made before the mark. */
     private String owner;
     private int storeFormat;
+    /**
+     * {@code storeFormat == STORE_FORMAT}, readable without the lock: the write path checks it before every
+     * append, and marks the store ({@link #markCurrentFormat}) the first time it is false.
+     */
+    private volatile boolean formatCurrent;
     /** The log was durable through this LSN when the last edit read or written was made (tag 13). */
     private long logDurable;
     /** The log's durable LSN now, once the log is open ({@link #trackLog}); recorded with every edit. */
@@ -78,6 +85,8 @@ final class VersionSet implements AutoCloseable {
     /** Tables named only by edits that failed to be written ({@link #abandonOutputs}). */
     private final List<Long> abandoned = new ArrayList<>();
     private final long maxManifestBytes;
+    /** No manifest was read at open: the store is new, and holds nothing an older Lacuna could read. */
+    private boolean created;
     /** Set by {@link #open}, before the set is shared: see {@link #readFrom()}. */
     private String readFrom = "the state of a new store";
 
@@ -127,6 +136,7 @@ final class VersionSet implements AutoCloseable {
         VersionSet set;
         if (read == null) {
             set = new VersionSet(vfs, dir, treeCount, maxManifestBytes, obsoleteFile);
+            set.created = true;
         } else {
             List<VersionEdit> edits = read.edits();
             Integer stored = edits.get(0).treeCount();
@@ -153,7 +163,9 @@ final class VersionSet implements AutoCloseable {
     /**
      * Checks that the store read by {@link #open} is one {@code wanted} may open — owned by it (or by
      * nobody yet: a new store, or one made before directories were marked) and of a format this code reads
-     * — and makes it {@code wanted}'s: the manifest {@link #startManifest} writes records the mark.
+     * — and makes it {@code wanted}'s: the manifest {@link #startManifest} writes records the mark. A new store
+     * is marked with the current format at once; one read keeps the format it was marked with (1 for one made
+     * before the mark, whose contents are format 1's) until {@link #markCurrentFormat}.
      *
      * @throws IncompatibleStoreException if another API owns the directory, or a newer Lacuna wrote it
      */
@@ -167,7 +179,46 @@ final class VersionSet implements AutoCloseable {
                     + "; it cannot be opened " + describe(wanted));
         }
         owner = wanted;
-        storeFormat = STORE_FORMAT;
+        storeFormat = created ? STORE_FORMAT : Math.max(storeFormat, 1);
+        formatCurrent = storeFormat == STORE_FORMAT;
+    }
+
+    /**
+     * Whether the store is marked with the current directory format: if not, {@link #markCurrentFormat} must
+     * run before anything of that format (a version 2 log record) is written.
+     */
+    boolean formatCurrent() {
+        return formatCurrent;
+    }
+
+    /**
+     * Marks the store with the current directory format, durably, unless it is already (or has no owner: a set
+     * opened without {@link #claim}, by a tool). Called before the first record of the current log format is
+     * appended, so the mark precedes it: an older Lacuna then refuses the store instead of misreading the record.
+     */
+    synchronized void markCurrentFormat(long lastSequenceNow) throws IOException {
+        if (storeFormat < STORE_FORMAT && owner != null) {
+            logAndApply(new VersionEdit().store(STORE_FORMAT, owner), lastSequenceNow);
+        }
+    }
+
+    /**
+     * Gives {@code state}, a snapshot taken earlier ({@link #pin}), the store's mark as it is now. A checkpoint
+     * calls it once it has copied the log: the mark only rises, and it is durable before the first record of the
+     * current format is appended, so the copy's mark then covers every record it copied.
+     */
+    synchronized void markAsNow(VersionEdit state) {
+        if (owner != null) {
+            state.store(storeFormat, owner);
+        }
+    }
+
+    /** Adds the current format's mark to {@code edit} if the store lacks it: the edit writes a format 2 thing. */
+    private VersionEdit withCurrentFormat(VersionEdit edit) {
+        if (storeFormat < STORE_FORMAT && owner != null) {
+            edit.store(STORE_FORMAT, owner);
+        }
+        return edit;
     }
 
     private static String describe(String owner) {
@@ -243,7 +294,8 @@ final class VersionSet implements AutoCloseable {
         VersionEdit.Keyspace k = new VersionEdit.Keyspace(nextKeyspaceId, nextTreeId, partitions, descriptor);
         VersionEdit edit = new VersionEdit().keyspace(k).nextIds(k.id() + 1, k.firstTree() + partitions);
         checkpoints.forEach(edit::checkpoint);
-        logAndApply(edit, lastSequenceNow);
+        // The descriptor is the caller's, in its current version (4 for a table: format 2 only).
+        logAndApply(withCurrentFormat(edit), lastSequenceNow);
         return k;
     }
 
@@ -253,8 +305,8 @@ final class VersionSet implements AutoCloseable {
         if (k == null) {
             throw new IllegalArgumentException("no keyspace " + id);
         }
-        logAndApply(new VersionEdit().keyspace(new VersionEdit.Keyspace(id, k.firstTree(), k.partitions(), descriptor)),
-                lastSequenceNow);
+        logAndApply(withCurrentFormat(new VersionEdit().keyspace(
+                new VersionEdit.Keyspace(id, k.firstTree(), k.partitions(), descriptor))), lastSequenceNow);
     }
 
     /**
@@ -549,6 +601,7 @@ final class VersionSet implements AutoCloseable {
         if (edit.owner() != null) {
             owner = edit.owner();
             storeFormat = edit.storeFormat();
+            formatCurrent = storeFormat == STORE_FORMAT;
         }
         int[] ids = edit.nextIds();
         if (ids != null) {

@@ -4,6 +4,7 @@ import dev.lacuna.base.InternalKey;
 import dev.lacuna.kv.WriteBatch;
 import dev.lacuna.storage.Durability;
 import dev.lacuna.storage.StorageIOException;
+import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -124,6 +125,9 @@ final class WritePath {
             // Everything that can fail (a table opened to consult its bloom filter) runs before the append:
             // between the append and the last insert nothing may fail, or part of a batch the caller is told
             // failed would be visible now and the whole of it after a restart.
+            if (record != null && !db.versions.formatCurrent()) {
+                markCurrentFormat(); // a format 1 store: the mark must be durable before this record is
+            }
             byte[][] annihilated = solePutsToAnnihilate(ops, treeIds);
             lsn = record == null ? unloggedSequence : db.wal.appendNoWait(record, 0, record.length, durability);
             long added = 0;
@@ -163,6 +167,20 @@ final class WritePath {
             db.commitLock.unlock();
         }
         return lsn;
+    }
+
+    /**
+     * Marks the store with the current directory format before its first record of the current log format: an
+     * older Lacuna must refuse the store from then on, not read the record as corruption. Under the commit lock.
+     */
+    private void markCurrentFormat() {
+        try {
+            db.versions.markCurrentFormat(db.loggedSequence);
+        } catch (IOException e) {
+            db.failed(e);
+            throw new StorageIOException("cannot mark the store with directory format " + VersionSet.STORE_FORMAT
+                    + " before its first write: " + e.getMessage(), e);
+        }
     }
 
     private static List<WriteBatch.Op> applied(List<WriteBatch.Op> ops) {
@@ -306,9 +324,8 @@ final class WritePath {
                         start = System.nanoTime();
                         String cause = fullCause(tree);
                         db.stallStarted(tree.id, cause);
-                        if (WriteStallEvent.TYPE.isEnabled()) {
-                            event = new WriteStallEvent();
-                            event.begin();
+                        event = db.events.begin(db.stallEvents, WriteStallEvent::new);
+                        if (event != null) {
                             event.partition = tree.id;
                             event.cause = tree.immutableCount() >= MAX_IMMUTABLES ? "MEMTABLES" : "LEVEL0_FILES";
                         }
@@ -332,13 +349,7 @@ final class WritePath {
             if (start != 0) {
                 db.stallNanos.add(System.nanoTime() - start);
                 db.stallEnded();
-                if (event != null) {
-                    event.end();
-                    if (event.shouldCommit()) {
-                        event.store = db.dir.toString();
-                        event.commit();
-                    }
-                }
+                db.events.commit(event, e -> e.store = db.dir.toString()); // never fails the write that waited
             }
         }
     }

@@ -3,7 +3,6 @@ package dev.lacuna.lsm;
 import jdk.jfr.Category;
 import jdk.jfr.Description;
 import jdk.jfr.Event;
-import jdk.jfr.EventType;
 import jdk.jfr.Label;
 import jdk.jfr.Name;
 
@@ -13,9 +12,6 @@ import jdk.jfr.Name;
 @Category({"Lacuna", "Storage"})
 @Description("A write waited because a partition had too many memtables waiting to be flushed or too many level-0 tables")
 final class WriteStallEvent extends Event {
-    /** Read before anything is allocated; a stall is already slow, but the check keeps it uniform. */
-    static final EventType TYPE = EventType.getEventType(WriteStallEvent.class);
-
     @Label("Store")
     @Description("Directory of the store")
     String store;

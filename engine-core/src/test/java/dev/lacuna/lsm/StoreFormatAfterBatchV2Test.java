@@ -32,11 +32,12 @@ class StoreFormatAfterBatchV2Test {
     }
 
     /**
-     * A format 1 store is still read, and opening it marks it with the current format before anything is logged:
-     * what this code logs there is a version 2 batch, which the older Lacuna must refuse, not misread.
+     * A format 1 store is still read, and is marked with the current format before anything is logged: what this
+     * code logs there is a version 2 batch, which the older Lacuna must refuse, not misread. The open alone does
+     * not mark it (FailedOpenKeepsFormatTest: an open may still fail after reading the manifest).
      */
     @Test
-    void shouldReadAFormat1StoreAndMarkItWithTheCurrentFormatAtOpen() throws Exception {
+    void shouldReadAFormat1StoreAndMarkItWithTheCurrentFormatBeforeItsFirstWrite() throws Exception {
         MemVfs vfs = new MemVfs();
         byte[] k = "k".getBytes(StandardCharsets.UTF_8);
         byte[] v = "v".getBytes(StandardCharsets.UTF_8);
@@ -50,9 +51,10 @@ class StoreFormatAfterBatchV2Test {
         }
         assertThat(storedFormat(vfs)).as("the store as the older Lacuna marked it").isEqualTo(1);
         try (LsmStore kv = LsmStore.open(DIR, KvOptions.builder().vfs(vfs).build())) {
-            assertThat(storedFormat(vfs)).as("marked at open, before any write").isEqualTo(VersionSet.STORE_FORMAT);
+            assertThat(storedFormat(vfs)).as("an open that writes nothing of format 2 keeps the mark").isEqualTo(1);
             assertThat(kv.get(k)).isEqualTo(v);
             kv.put(k, v);
+            assertThat(storedFormat(vfs)).as("marked once a version 2 batch is logged").isEqualTo(VersionSet.STORE_FORMAT);
         }
         assertThat(storedFormat(vfs)).isEqualTo(VersionSet.STORE_FORMAT);
     }

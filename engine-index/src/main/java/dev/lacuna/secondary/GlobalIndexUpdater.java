@@ -10,12 +10,14 @@ import dev.lacuna.index.IndexDiff;
 import dev.lacuna.index.IndexEntry;
 import dev.lacuna.index.IndexMaintainer;
 import dev.lacuna.index.ItemChange;
+import dev.lacuna.jfr.EventGuard;
 import dev.lacuna.kv.KvSnapshot;
 import dev.lacuna.kv.WriteBatch;
 import dev.lacuna.storage.LacunaException;
 import dev.lacuna.storage.RetryPolicy;
 import java.time.Duration;
 import java.util.List;
+import jdk.jfr.EventType;
 
 /**
  * Keeps one global secondary index: a background thread that reads the log in LSN order from the index's
@@ -48,6 +50,9 @@ final class GlobalIndexUpdater implements IndexMaintainer {
 
     private final IndexContext context;
     private final IndexEntries entries;
+    /** This updater's JFR events: one that fails never stops the updater (see {@link EventGuard}). */
+    private final EventGuard events;
+    private final EventType applyEvents;
     private final Object progress = new Object();
     private volatile long applied;
     /** When the updater last had applied everything logged (epoch ms by the context's clock). */
@@ -72,6 +77,9 @@ final class GlobalIndexUpdater implements IndexMaintainer {
         this.context = context;
         this.entries = entries;
         this.caughtUpAt = context.clock().millis();
+        this.events = new EventGuard("the updater of index " + context.index().name() + " of table "
+                + context.table().name());
+        this.applyEvents = events.type(() -> EventType.getEventType(IndexApplyEvent.class));
     }
 
     @Override
@@ -232,25 +240,20 @@ final class GlobalIndexUpdater implements IndexMaintainer {
                 for (ItemChange change : record.changes()) {
                     IndexDiff.add(batch, entriesOf(change.before()), entriesOf(change.after()));
                 }
-                IndexApplyEvent event = IndexApplyEvent.TYPE.isEnabled() ? new IndexApplyEvent() : null;
-                if (event != null) {
-                    event.begin();
-                }
+                IndexApplyEvent event = events.begin(applyEvents, IndexApplyEvent::new);
                 apply(batch, record.lsn());
                 appliedWrittenAt = record.writeTimeMillis();
                 advance(record.lsn());
                 inHandWrittenAt = 0;
-                if (event != null) {
-                    event.end();
-                    if (event.shouldCommit()) {
-                        event.table = context.table().name();
-                        event.index = context.index().name();
-                        event.changes = record.changes().size();
-                        event.entries = batch.size();
-                        event.lsn = record.lsn();
-                        event.lagRecords = Math.max(context.lastLsn() - record.lsn(), 0);
-                        event.commit();
-                    }
+                if (event != null) { // tested first: the fill below would otherwise be allocated for every record
+                    events.commit(event, e -> {
+                        e.table = context.table().name();
+                        e.index = context.index().name();
+                        e.changes = record.changes().size();
+                        e.entries = batch.size();
+                        e.lsn = record.lsn();
+                        e.lagRecords = Math.max(context.lastLsn() - record.lsn(), 0);
+                    });
                 }
                 if (applied - checkpointed >= CHECKPOINT_RECORDS) {
                     checkpoint();

@@ -3,7 +3,6 @@ package dev.lacuna.secondary;
 import jdk.jfr.Category;
 import jdk.jfr.Description;
 import jdk.jfr.Event;
-import jdk.jfr.EventType;
 import jdk.jfr.Label;
 import jdk.jfr.Name;
 import jdk.jfr.StackTrace;
@@ -18,9 +17,6 @@ import jdk.jfr.StackTrace;
 @Description("A log record applied to a global secondary index by its background updater")
 @StackTrace(false) // always the updater's loop: a stack trace would cost without telling anything
 final class IndexApplyEvent extends Event {
-    /** Read before anything is allocated, so that applying costs nothing more while no recording wants it. */
-    static final EventType TYPE = EventType.getEventType(IndexApplyEvent.class);
-
     @Label("Table")
     String table;
 

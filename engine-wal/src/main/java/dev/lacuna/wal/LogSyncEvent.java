@@ -1,10 +1,10 @@
 package dev.lacuna.wal;
 
+import java.nio.file.Path;
 import jdk.jfr.Category;
 import jdk.jfr.DataAmount;
 import jdk.jfr.Description;
 import jdk.jfr.Event;
-import jdk.jfr.EventType;
 import jdk.jfr.Label;
 import jdk.jfr.Name;
 import jdk.jfr.StackTrace;
@@ -18,12 +18,7 @@ import jdk.jfr.StackTrace;
 @Category({"Lacuna", "Write-Ahead Log"})
 @Description("An fsync of Lacuna's write-ahead log and the group of records it made durable")
 @StackTrace(false) // always the log's sync path: a stack trace would cost without telling anything
-final class LogSyncEvent extends Event {
-    /**
-     * The type's state, read before anything is allocated: the sync path must cost nothing more while no
-     * recording wants the event. Final, and only read.
-     */
-    static final EventType TYPE = EventType.getEventType(LogSyncEvent.class);
+final class LogSyncEvent extends Event implements SyncEvents.Timing {
 
     @Label("Log")
     @Description("Directory of the write-ahead log")
@@ -37,4 +32,14 @@ final class LogSyncEvent extends Event {
     @Description("Bytes of the segment this fsync made durable")
     @DataAmount
     long bytes;
+
+    @Override
+    public void commit(Path log, long records, long bytes) {
+        if (shouldCommit()) {
+            this.log = log.toString();
+            this.records = Math.max(records, 0);
+            this.bytes = Math.max(bytes, 0);
+            commit();
+        }
+    }
 }

@@ -90,6 +90,9 @@ public final class Wal implements AutoCloseable {
     private final Map<String, Long> checkpoints = new HashMap<>(); // guarded by itself
     private final BatchedSyncer syncer;
     private final long droppedTail;
+    private final SyncEvents syncEvents;
+    /** {@link #syncEvents} failed once: it is asked no more (a broken recorder would fail every sync alike). */
+    private volatile boolean syncEventsFailed;
 
     private final LongAdder appends = new LongAdder();
     private final LongAdder appendedBytes = new LongAdder();
@@ -100,8 +103,9 @@ public final class Wal implements AutoCloseable {
     private final AtomicLong segmentsDeleted = new AtomicLong();
 
     private Wal(Vfs vfs, Path dir, WalOptions options, VfsLock dirLock, WalRecovery.Result recovered,
-                Map<Long, Long> recoveredBytes, SegmentWriter current) {
+                Map<Long, Long> recoveredBytes, SegmentWriter current, SyncEvents syncEvents) {
         this.vfs = vfs;
+        this.syncEvents = syncEvents;
         this.dir = dir;
         this.options = options;
         this.dirLock = dirLock;
@@ -156,7 +160,13 @@ public final class Wal implements AutoCloseable {
      * before recovery changes anything (cutting a torn tail, sealing) and before the new segment is created.
      */
     public static Wal open(Vfs vfs, Path dir, WalOptions options, Coverage coverage) {
+        return open(vfs, dir, options, coverage, new JfrSyncEvents());
+    }
+
+    /** As {@link #open(Vfs, Path, WalOptions, Coverage)}, reporting each fsync to {@code syncEvents}. */
+    static Wal open(Vfs vfs, Path dir, WalOptions options, Coverage coverage, SyncEvents syncEvents) {
         Objects.requireNonNull(vfs, "vfs");
+        Objects.requireNonNull(syncEvents, "syncEvents");
         Objects.requireNonNull(dir, "dir");
         Objects.requireNonNull(options, "options");
         VfsLock lock = null;
@@ -166,7 +176,7 @@ public final class Wal implements AutoCloseable {
             WalRecovery.Result recovered = WalRecovery.recover(vfs, dir, options, coverage);
             Map<Long, Long> sizes = sizes(vfs, dir, recovered.segments().keySet(), options);
             SegmentWriter writer = SegmentWriter.create(vfs, dir, recovered.nextSegment(), recovered.nextLsn(), options);
-            return new Wal(vfs, dir, options, lock, recovered, sizes, writer);
+            return new Wal(vfs, dir, options, lock, recovered, sizes, writer, syncEvents);
         } catch (IOException e) {
             releaseQuietly(lock, e);
             throw new StorageIOException("cannot open write-ahead log in " + dir + ": " + e.getMessage(), e);
@@ -319,12 +329,24 @@ public final class Wal implements AutoCloseable {
                 if (writer == null) {
                     continue; // the finally below gives up the leader's role first
                 }
-                if (LogSyncEvent.TYPE.isEnabled()) {
-                    forceRecorded(writer, written, upTo);
-                } else {
-                    writer.force(written);
+                // The event is telemetry: whatever it throws, the fsync runs and its records are published
+                // durable before the event is committed, so it can neither wedge the log nor report a durable
+                // write as failed.
+                SyncEvents.Timing timing = beginSyncEvent();
+                long records = 0;
+                long bytes = 0;
+                if (timing != null) {
+                    records = upTo - durableLsn.get();
+                    bytes = written - writer.syncedTo();
+                }
+                writer.force(written);
+                if (timing != null) {
+                    reportSync(timing, true, records, bytes);
                 }
                 madeDurable(upTo);
+                if (timing != null) {
+                    reportSync(timing, false, records, bytes);
+                }
             } catch (IOException e) {
                 throw fail("fsync", e);
             } finally {
@@ -334,23 +356,51 @@ public final class Wal implements AutoCloseable {
         }
     }
 
-    /**
-     * {@link SegmentWriter#force} with a {@link LogSyncEvent} around it; only while a recording wants the
-     * event, so that the sync path allocates nothing otherwise.
-     */
-    private void forceRecorded(SegmentWriter writer, long written, long upTo) throws IOException {
-        LogSyncEvent event = new LogSyncEvent();
-        long records = upTo - durableLsn.get();
-        long bytes = written - writer.syncedTo();
-        event.begin();
-        writer.force(written);
-        event.end();
-        if (event.shouldCommit()) {
-            event.log = dir.toString();
-            event.records = Math.max(records, 0);
-            event.bytes = Math.max(bytes, 0);
-            event.commit();
+    /** Starts timing an fsync, or null if nothing wants it or the events failed: see {@link #syncEventFailed}. */
+    private SyncEvents.Timing beginSyncEvent() {
+        if (syncEventsFailed) {
+            return null;
         }
+        try {
+            return syncEvents.begin();
+        } catch (VirtualMachineError e) {
+            throw e;
+        } catch (Throwable e) {
+            syncEventFailed(e);
+            return null;
+        }
+    }
+
+    /** Ends ({@code end}) or commits the fsync's event; what fails is {@link #syncEventFailed}. */
+    private void reportSync(SyncEvents.Timing timing, boolean end, long records, long bytes) {
+        if (syncEventsFailed) {
+            return;
+        }
+        try {
+            if (end) {
+                timing.end();
+            } else {
+                timing.commit(dir, records, bytes);
+            }
+        } catch (VirtualMachineError e) {
+            // Not swallowed: the JVM may be unable to go on. Thrown after the fsync was published (the
+            // commit comes after madeDurable), so no writer is told its durable write failed but this one.
+            throw e;
+        } catch (Throwable e) {
+            syncEventFailed(e);
+        }
+    }
+
+    /**
+     * The fsync's event failed: a class that cannot be initialised (a runtime without jdk.jfr), a recorder's bug.
+     * Whatever it is, it would fail alike at every sync, so the log stops reporting syncs and says so once;
+     * the sync itself is unaffected. Everything but a {@link VirtualMachineError} is taken as such a failure
+     * (a {@link LinkageError} above all: what a missing or broken event class throws).
+     */
+    private void syncEventFailed(Throwable e) {
+        syncEventsFailed = true;
+        LOG.log(System.Logger.Level.WARNING, "write-ahead log " + dir + ": its fsync events (JFR dev.lacuna.LogSync)"
+                + " failed and are no longer reported; the log works on: " + e, e);
     }
 
     /**
@@ -715,6 +765,20 @@ public final class Wal implements AutoCloseable {
                 total += sealedBytes.getOrDefault(number, options.segmentSize());
             }
             return total;
+        } finally {
+            writeLock.unlock();
+        }
+    }
+
+    /**
+     * The segments the log holds now: the sealed ones not yet trimmed and the one being written. Known without
+     * listing the directory, so asking can never fail on the file system.
+     */
+    public int segmentCount() {
+        writeLock.lock();
+        try {
+            checkOpen();
+            return segments.size();
         } finally {
             writeLock.unlock();
         }

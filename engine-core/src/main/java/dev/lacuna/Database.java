@@ -206,7 +206,8 @@ public final class Database implements AutoCloseable {
     }
 
     /**
-     * Stream {@code streamArn} ({@link TableDescription#latestStreamArn()}) and its shards, one per hash partition
+     * Stream {@code streamArn} ({@link TableDescription#latestStreamArn()}, or any ARN of the form
+     * {@code arn:...:table/NAME/stream/LABEL}: the table's name and the label are what count) and its shards, one per hash partition
      * of the table (DynamoDB Streams' {@code DescribeStream}). A shard stays open while the stream is enabled: it
      * has no ending sequence number, and is never split.
      *

@@ -30,7 +30,7 @@ final class StreamShards {
     static final int MAX_SCANNED = 4096;
     /** DynamoDB's limit on the records one GetRecords call returns. */
     static final int MAX_LIMIT = 1000;
-    private static final String ARN_PREFIX = "arn:lacuna:dynamodb:local:table/";
+    private static final String ARN_TABLE = ":table/";
     private static final String ARN_STREAM = "/stream/";
 
     private final Catalog catalog;
@@ -74,13 +74,18 @@ final class StreamShards {
                 : null, Instant.ofEpochMilli(s.labelMillis()), t.spec().partitionKey(), t.spec().sortKey(), shards);
     }
 
-    /** The table whose latest stream {@code streamArn} is. */
+    /**
+     * The table whose latest stream {@code streamArn} is: Lacuna's ARN ({@link StreamState#arn}) or any ARN of the
+     * form {@code arn:...:table/NAME/stream/LABEL} (what counts is the table's name and the label, so that a layer
+     * that writes ARNs in another partition or region, as the DynamoDB API does, is understood).
+     */
     private TableSchema tableOf(String streamArn) {
-        if (streamArn == null || !streamArn.startsWith(ARN_PREFIX) || !streamArn.contains(ARN_STREAM)) {
+        int table = streamArn == null ? -1 : streamArn.indexOf(ARN_TABLE);
+        int at = streamArn == null ? -1 : streamArn.lastIndexOf(ARN_STREAM);
+        if (table < 0 || !streamArn.startsWith("arn:") || at <= table + ARN_TABLE.length()) {
             throw new ValidationException("Invalid StreamArn: " + streamArn);
         }
-        int at = streamArn.lastIndexOf(ARN_STREAM);
-        String name = streamArn.substring(ARN_PREFIX.length(), at);
+        String name = streamArn.substring(table + ARN_TABLE.length(), at);
         String label = streamArn.substring(at + ARN_STREAM.length());
         TableSchema t;
         try {

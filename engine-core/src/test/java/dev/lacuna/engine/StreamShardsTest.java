@@ -193,6 +193,50 @@ class StreamShardsTest {
         assertThat(db.listStreams(null)).isEmpty();
     }
 
+    @Test
+    void shouldDeliverEveryWriteOnceInOrderWhileWritesGoOn() throws Exception {
+        String arn = createTable(4);
+        int items = 16;
+        int rounds = 60;
+        Thread writer = new Thread(() -> {
+            for (int v = 1; v <= rounds; v++) {
+                for (int i = 0; i < items; i++) {
+                    db.table(TABLE).putItem(Item.builder().s("pk", "i" + i).n("v", v).build());
+                }
+            }
+        }, "writer");
+        writer.start();
+
+        java.util.Map<String, String> iterators = new java.util.LinkedHashMap<>();
+        for (StreamDescription.Shard shard : db.describeStream(arn).shards()) {
+            iterators.put(shard.shardId(), db.getShardIterator(arn, shard.shardId(), ShardIteratorType.TRIM_HORIZON,
+                    null));
+        }
+        java.util.Map<String, List<Integer>> seen = new java.util.HashMap<>();
+        int total = 0;
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (total < items * rounds) {
+            assertThat(System.nanoTime()).as("all records read within a minute").isLessThan(deadline);
+            for (java.util.Map.Entry<String, String> e : iterators.entrySet()) {
+                ShardRecords page = db.getRecords(e.getValue(), 7);
+                for (StreamRecord r : page.records()) {
+                    assertThat(r.shardId()).isEqualTo(e.getKey());
+                    seen.computeIfAbsent(r.keys().get("pk").asString(), k -> new ArrayList<>())
+                            .add((r.newImage().get("v").asNumber().intValue()));
+                }
+                total += page.records().size();
+                e.setValue(page.nextShardIterator());
+            }
+        }
+        writer.join();
+
+        List<Integer> inOrder = java.util.stream.IntStream.rangeClosed(1, rounds).boxed().toList();
+        assertThat(seen).hasSize(items).allSatisfy((pk, values) -> assertThat(values).as(pk).isEqualTo(inOrder));
+        for (String it : iterators.values()) {
+            assertThat(db.getRecords(it, 1000).records()).isEmpty();
+        }
+    }
+
     /** A clock the test moves. */
     private static final class ManualClock extends Clock {
         private volatile Instant now;

@@ -15,22 +15,26 @@ import java.util.zip.CRC32;
  *
  * <pre>
  *   "L1" base64url( table id: int | label ms: long | partition: int | lsn: long | after index: int
+ *                   | log segment: long | offset: long
  *                   | table name length: short | table name: UTF-8 | CRC32 of all before: int )
  * </pre>
  *
  * The position is "every record of the shard whose sequence number is above ({@code lsn}, {@code afterIndex})":
- * {@code afterIndex} -1 means log record {@code lsn} has not been read at all. The CRC tells a mangled string
+ * {@code afterIndex} -1 means log record {@code lsn} has not been read at all. {@code segment} and {@code offset}
+ * say where log record {@code lsn} starts in the log, if known (else -1): a hint, so that the next read need not
+ * read the log segment from its start ({@link dev.lacuna.lsm.LsmStore#logReader(long, long, long)}). The CRC tells a mangled string
  * from a real one (it is not a signature: an iterator names nothing a caller could not read anyway).
  */
-record ShardIterator(String table, int tableId, long labelMillis, int partition, long lsn, int afterIndex) {
+record ShardIterator(String table, int tableId, long labelMillis, int partition, long lsn, int afterIndex,
+                     long segment, long offset) {
     private static final String VERSION = "L1";
 
     /** The iterator string. */
     String encode() {
         byte[] name = table.getBytes(StandardCharsets.UTF_8);
-        ByteBuffer b = ByteBuffer.allocate(4 + 8 + 4 + 8 + 4 + 2 + name.length + 4);
-        b.putInt(tableId).putLong(labelMillis).putInt(partition).putLong(lsn).putInt(afterIndex)
-                .putShort((short) name.length).put(name);
+        ByteBuffer b = ByteBuffer.allocate(4 + 8 + 4 + 8 + 4 + 8 + 8 + 2 + name.length + 4);
+        b.putInt(tableId).putLong(labelMillis).putInt(partition).putLong(lsn).putInt(afterIndex).putLong(segment)
+                .putLong(offset).putShort((short) name.length).put(name);
         CRC32 crc = new CRC32();
         crc.update(b.array(), 0, b.position());
         b.putInt((int) crc.getValue());
@@ -53,16 +57,19 @@ record ShardIterator(String table, int tableId, long labelMillis, int partition,
             int partition = b.getInt();
             long lsn = b.getLong();
             int after = b.getInt();
+            long segment = b.getLong();
+            long offset = b.getLong();
             byte[] name = new byte[b.getShort() & 0xFFFF];
             b.get(name);
             CRC32 crc = new CRC32();
             crc.update(b.array(), 0, b.position());
-            if (b.getInt() != (int) crc.getValue() || b.hasRemaining() || partition < 0 || lsn < 0 || after < -1) {
+            if (b.getInt() != (int) crc.getValue() || b.hasRemaining() || partition < 0 || lsn < 0 || after < -1
+                    || segment < -1 || offset < -1) {
                 throw invalid();
             }
             String table = StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
                     .decode(ByteBuffer.wrap(name)).toString();
-            return new ShardIterator(table, tableId, label, partition, lsn, after);
+            return new ShardIterator(table, tableId, label, partition, lsn, after, segment, offset);
         } catch (IllegalArgumentException | BufferUnderflowException | CharacterCodingException e) {
             throw invalid();
         }
@@ -72,8 +79,14 @@ record ShardIterator(String table, int tableId, long labelMillis, int partition,
         return new ValidationException("Invalid ShardIterator");
     }
 
-    /** The same shard at another position. */
+    /** The same shard at another position, where the log is not known. */
     ShardIterator at(long newLsn, int newAfterIndex) {
-        return new ShardIterator(table, tableId, labelMillis, partition, newLsn, newAfterIndex);
+        return at(newLsn, newAfterIndex, null);
+    }
+
+    /** The same shard at another position, log record {@code newLsn} starting at {@code where} (or null if unknown). */
+    ShardIterator at(long newLsn, int newAfterIndex, long[] where) {
+        return new ShardIterator(table, tableId, labelMillis, partition, newLsn, newAfterIndex,
+                where == null ? -1 : where[0], where == null ? -1 : where[1]);
     }
 }

@@ -23,7 +23,10 @@ import java.util.Objects;
  *
  * <p>A call reads at most {@link #MAX_SCANNED} log records, matching or not (a shard of a busy table, or a quiet
  * table beside a busy one, would otherwise make one call read the whole log), and its next iterator goes on after
- * what it read. Thread-safe: it reads the catalog and the log checkpoints, which are safe to read concurrently.
+ * what it read. The next iterator also carries where in the log (segment and offset) its position starts, so that
+ * the next call reads from there instead of reading its log segment from the start up to it; only an iterator from
+ * {@link #getShardIterator} lacks that hint, and pays for one such read. Thread-safe: it reads the catalog and the
+ * log checkpoints, which are safe to read concurrently.
  */
 final class StreamShards {
     /** The most log records one {@link #getRecords} call reads, whether or not they hold the shard's records. */
@@ -111,7 +114,7 @@ final class StreamShards {
         StreamState s = t.settings().stream();
         int partition = partitionOf(t, s, shardId);
         long hold = horizon(t, s, streamArn);
-        ShardIterator it = new ShardIterator(t.name(), t.id(), s.labelMillis(), partition, hold + 1, -1);
+        ShardIterator it = new ShardIterator(t.name(), t.id(), s.labelMillis(), partition, hold + 1, -1, -1, -1);
         switch (type) {
             case TRIM_HORIZON -> {
             }
@@ -210,12 +213,15 @@ final class StreamShards {
         String shard = StreamRecords.shardId(s.labelMillis(), it.partition());
         List<StreamRecord> out = new ArrayList<>();
         ShardIterator next = it;
-        try (KvLogReader log = kv.logReader(it.lsn())) {
+        // Where the log record being read starts (the iterator's hint for the first): a later call starts there.
+        long[] start = it.segment() < 0 ? null : new long[] {it.segment(), it.offset()};
+        try (KvLogReader log = kv.logReader(it.lsn(), it.segment(), it.offset())) {
             for (int scanned = 0; scanned < MAX_SCANNED && out.size() < limit; scanned++) {
                 KvLogReader.Batch b = log.next();
                 if (b == null) {
                     break;
                 }
+                long[] end = log.position();
                 int after = b.lsn() == it.lsn() ? it.afterIndex() : -1;
                 if (StreamRecords.touches(t.id(), b)) {
                     for (StreamRecord r : StreamRecords.of(t, s, kv, b)) {
@@ -227,10 +233,11 @@ final class StreamShards {
                             return new ShardRecords(out, next.encode()); // the rest of this log record next time
                         }
                         out.add(r);
-                        next = it.at(b.lsn(), index);
+                        next = it.at(b.lsn(), index, start);
                     }
                 }
-                next = it.at(b.lsn() + 1, -1);
+                next = it.at(b.lsn() + 1, -1, end);
+                start = end;
             }
         }
         return new ShardRecords(out, next.encode());

@@ -91,6 +91,18 @@ public final class KvLogReader implements AutoCloseable {
         return new Batch(r.lsn(), ops, d.writeTimeMillis(), d.flags());
     }
 
+    /**
+     * Where the record after the last one {@link #next} returned starts in the log: its segment and offset, for
+     * {@link LsmStore#logReader(long, long, long)}. Asked right after {@code next} returned a record; {@code null}
+     * if it is not known (no segment open yet, or a record read but not yet visible is held).
+     */
+    public long[] position() {
+        if (held != null || reader.segment() < 0) {
+            return null;
+        }
+        return new long[] {reader.segment(), reader.offset()};
+    }
+
     @Override
     public void close() {
         reader.close();

@@ -238,8 +238,21 @@ public final class LsmStore implements AutoCloseable {
      * @throws IllegalArgumentException if the log no longer holds {@code fromLsn}
      */
     public KvLogReader logReader(long fromLsn) {
+        return logReader(fromLsn, -1, -1);
+    }
+
+    /**
+     * {@link #logReader(long)}, told where record {@code fromLsn} starts ({@link KvLogReader#position()} of an
+     * earlier reader, right after the record before it), so that it need not read its segment up to there. A wrong
+     * hint costs the read from the segment's start, never a wrong record.
+     *
+     * @param segment the hint's segment, or -1 for none
+     * @param offset  the hint's offset in it
+     */
+    public KvLogReader logReader(long fromLsn, long segment, long offset) {
         db.checkOpen();
-        return new KvLogReader(db.wal.reader(fromLsn), db.dir.resolve(Recovery.WAL_DIR).toString(), db.visibility);
+        return new KvLogReader(db.wal.reader(fromLsn, segment, offset), db.dir.resolve(Recovery.WAL_DIR).toString(),
+                db.visibility);
     }
 
     /**

@@ -237,6 +237,28 @@ class StreamShardsTest {
         }
     }
 
+    @Test
+    void shouldCarryWhereTheLogGoesOnAndShrugOffAWrongHint() {
+        String arn = createTable(1);
+        String shard = onlyShard(arn);
+        for (int i = 0; i < 10; i++) {
+            db.table(TABLE).putItem(ticket("t" + i));
+        }
+        ShardRecords first = db.getRecords(db.getShardIterator(arn, shard, ShardIteratorType.TRIM_HORIZON, null), 4);
+        ShardIterator next = ShardIterator.decode(first.nextShardIterator());
+        assertThat(next.segment()).as("the next iterator knows where its log record starts").isNotNegative();
+        List<String> rest = keys(db.getRecords(first.nextShardIterator(), 1000).records());
+        assertThat(keys(first.records())).containsExactly("t0", "t1", "t2", "t3");
+        assertThat(rest).containsExactly("t4", "t5", "t6", "t7", "t8", "t9");
+
+        for (long[] wrong : new long[][] {{next.segment(), next.offset() + 3}, {next.segment(), 1L << 40},
+                {next.segment() + 1, next.offset()}, {-1, -1}}) {
+            String hinted = next.at(next.lsn(), next.afterIndex(), wrong[0] < 0 ? null : wrong).encode();
+            assertThat(keys(db.getRecords(hinted, 1000).records())).as(java.util.Arrays.toString(wrong))
+                    .isEqualTo(rest);
+        }
+    }
+
     /** A clock the test moves. */
     private static final class ManualClock extends Clock {
         private volatile Instant now;

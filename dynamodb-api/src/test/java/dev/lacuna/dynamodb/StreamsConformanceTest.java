@@ -243,6 +243,49 @@ abstract class StreamsConformanceTest {
     }
 
     @Test
+    void shouldPageStreamsAndShards() {
+        String events = createEvents();
+        dynamo.createTable(b -> b.tableName("Quiet")
+                .attributeDefinitions(AttributeDefinition.builder().attributeName("pk")
+                        .attributeType(ScalarAttributeType.S).build())
+                .keySchema(KeySchemaElement.builder().attributeName("pk").keyType(KeyType.HASH).build()));
+        String other = dynamo.createTable(b -> b.tableName("Zeta")
+                .attributeDefinitions(AttributeDefinition.builder().attributeName("pk")
+                        .attributeType(ScalarAttributeType.S).build())
+                .keySchema(KeySchemaElement.builder().attributeName("pk").keyType(KeyType.HASH).build())
+                .streamSpecification(x -> x.streamEnabled(true).streamViewType(StreamViewType.KEYS_ONLY)))
+                .tableDescription().latestStreamArn();
+
+        var first = streams.listStreams(b -> b.limit(1));
+        assertThat(first.streams()).extracting(st -> st.streamArn()).containsExactly(events);
+        assertThat(first.lastEvaluatedStreamArn()).isEqualTo(events);
+        var second = streams.listStreams(b -> b.limit(1).exclusiveStartStreamArn(events));
+        assertThat(second.streams()).extracting(st -> st.streamArn()).containsExactly(other);
+        assertThat(second.lastEvaluatedStreamArn()).isNull();
+        assertThat(streams.listStreams(b -> b.tableName("Quiet")).streams()).isEmpty();
+
+        StreamDescription page1 = streams.describeStream(b -> b.streamArn(events).limit(3)).streamDescription();
+        assertThat(page1.shards()).hasSize(3);
+        assertThat(page1.lastEvaluatedShardId()).isEqualTo(page1.shards().get(2).shardId());
+        StreamDescription page2 = streams.describeStream(b -> b.streamArn(events).limit(3)
+                .exclusiveStartShardId(page1.lastEvaluatedShardId())).streamDescription();
+        assertThat(page2.shards()).hasSize(1);
+        assertThat(page2.lastEvaluatedShardId()).isNull();
+        assertThat(page2.shards().get(0).shardId()).isEqualTo(shards(events).get(3).shardId());
+
+        String zetaShard = shards(other).get(0).shardId();
+        String zetaIterator = iterator(other, zetaShard, ShardIteratorType.TRIM_HORIZON, null);
+        dynamo.updateTable(b -> b.tableName("Zeta").streamSpecification(x -> x.streamEnabled(false)));
+        StreamDescription disabled = streams.describeStream(b -> b.streamArn(other)).streamDescription();
+        assertThat(disabled.streamStatus()).isEqualTo(StreamStatus.DISABLED);
+        assertThat(disabled.shards()).isEmpty();
+        assertThatThrownBy(() -> iterator(other, zetaShard, ShardIteratorType.LATEST, null))
+                .isInstanceOf(ResourceNotFoundException.class);
+        assertThatThrownBy(() -> streams.getRecords(b -> b.shardIterator(zetaIterator)))
+                .isInstanceOf(ResourceNotFoundException.class);
+    }
+
+    @Test
     void shouldRefuseAnInvalidIteratorWithValidationException() {
         String arn = createEvents();
         String real = iterator(arn, shards(arn).get(0).shardId(), ShardIteratorType.TRIM_HORIZON, null);

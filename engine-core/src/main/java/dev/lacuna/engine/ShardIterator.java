@@ -1,6 +1,7 @@
 package dev.lacuna.engine;
 
 import dev.lacuna.ValidationException;
+import dev.lacuna.lsm.KvLogReader;
 import java.nio.BufferUnderflowException;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
@@ -22,7 +23,7 @@ import java.util.zip.CRC32;
  * The position is "every record of the shard whose sequence number is above ({@code lsn}, {@code afterIndex})":
  * {@code afterIndex} -1 means log record {@code lsn} has not been read at all. {@code segment} and {@code offset}
  * say where log record {@code lsn} starts in the log, if known (else -1): a hint, so that the next read need not
- * read the log segment from its start ({@link dev.lacuna.lsm.LsmStore#logReader(long, long, long)}). The CRC tells a mangled string
+ * read the log segment from its start ({@link dev.lacuna.lsm.LsmStore#logReader(long, KvLogReader.Position)}). The CRC tells a mangled string
  * from a real one (it is not a signature: an iterator names nothing a caller could not read anyway).
  */
 record ShardIterator(String table, int tableId, long labelMillis, int partition, long lsn, int afterIndex,
@@ -85,8 +86,13 @@ record ShardIterator(String table, int tableId, long labelMillis, int partition,
     }
 
     /** The same shard at another position, log record {@code newLsn} starting at {@code where} (or null if unknown). */
-    ShardIterator at(long newLsn, int newAfterIndex, long[] where) {
+    ShardIterator at(long newLsn, int newAfterIndex, KvLogReader.Position where) {
         return new ShardIterator(table, tableId, labelMillis, partition, newLsn, newAfterIndex,
-                where == null ? -1 : where[0], where == null ? -1 : where[1]);
+                where == null ? -1 : where.segment(), where == null ? -1 : where.offset());
+    }
+
+    /** Where log record {@link #lsn()} starts, or null if the iterator does not know. */
+    KvLogReader.Position where() {
+        return segment < 0 ? null : new KvLogReader.Position(segment, offset);
     }
 }

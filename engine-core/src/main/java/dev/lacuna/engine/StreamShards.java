@@ -214,14 +214,14 @@ final class StreamShards {
         List<StreamRecord> out = new ArrayList<>();
         ShardIterator next = it;
         // Where the log record being read starts (the iterator's hint for the first): a later call starts there.
-        long[] start = it.segment() < 0 ? null : new long[] {it.segment(), it.offset()};
-        try (KvLogReader log = kv.logReader(it.lsn(), it.segment(), it.offset())) {
+        KvLogReader.Position start = it.where();
+        try (KvLogReader log = kv.logReader(it.lsn(), start)) {
             for (int scanned = 0; scanned < MAX_SCANNED && out.size() < limit; scanned++) {
                 KvLogReader.Batch b = log.next();
                 if (b == null) {
                     break;
                 }
-                long[] end = log.position();
+                KvLogReader.Position end = log.position();
                 int after = b.lsn() == it.lsn() ? it.afterIndex() : -1;
                 if (StreamRecords.touches(t.id(), b)) {
                     for (StreamRecord r : StreamRecords.of(t, s, kv, b)) {

@@ -238,7 +238,7 @@ public final class LsmStore implements AutoCloseable {
      * @throws IllegalArgumentException if the log no longer holds {@code fromLsn}
      */
     public KvLogReader logReader(long fromLsn) {
-        return logReader(fromLsn, -1, -1);
+        return logReader(fromLsn, null);
     }
 
     /**
@@ -246,13 +246,12 @@ public final class LsmStore implements AutoCloseable {
      * earlier reader, right after the record before it), so that it need not read its segment up to there. A wrong
      * hint costs the read from the segment's start, never a wrong record.
      *
-     * @param segment the hint's segment, or -1 for none
-     * @param offset  the hint's offset in it
+     * @param hint where record {@code fromLsn} starts, or null if that is not known
      */
-    public KvLogReader logReader(long fromLsn, long segment, long offset) {
+    public KvLogReader logReader(long fromLsn, KvLogReader.Position hint) {
         db.checkOpen();
-        return new KvLogReader(db.wal.reader(fromLsn, segment, offset), db.dir.resolve(Recovery.WAL_DIR).toString(),
-                db.visibility);
+        return new KvLogReader(db.wal.reader(fromLsn, hint == null ? -1 : hint.segment(), hint == null ? -1
+                : hint.offset()), db.dir.resolve(Recovery.WAL_DIR).toString(), db.visibility);
     }
 
     /**

@@ -19,6 +19,7 @@ import dev.lacuna.TableSpec;
 import dev.lacuna.TransactWrite;
 import dev.lacuna.TrimmedDataAccessException;
 import dev.lacuna.ValidationException;
+import dev.lacuna.lsm.KvLogReader;
 import dev.lacuna.vfs.MemVfs;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -253,7 +254,8 @@ class StreamShardsTest {
 
         for (long[] wrong : new long[][] {{next.segment(), next.offset() + 3}, {next.segment(), 1L << 40},
                 {next.segment() + 1, next.offset()}, {-1, -1}}) {
-            String hinted = next.at(next.lsn(), next.afterIndex(), wrong[0] < 0 ? null : wrong).encode();
+            String hinted = next.at(next.lsn(), next.afterIndex(),
+                    wrong[0] < 0 ? null : new KvLogReader.Position(wrong[0], wrong[1])).encode();
             assertThat(keys(db.getRecords(hinted, 1000).records())).as(java.util.Arrays.toString(wrong))
                     .isEqualTo(rest);
         }

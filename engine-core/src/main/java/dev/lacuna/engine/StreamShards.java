@@ -200,12 +200,21 @@ final class StreamShards {
             return read(t, s, it, limit);
         } catch (RuntimeException e) {
             // Retention and a flush may have trimmed the log under the reader, or the table been deleted: say which.
-            if (!catalog.isLive(t)) {
-                throw gone(it);
+            RuntimeException cause;
+            try {
+                if (!catalog.isLive(t)) {
+                    cause = gone(it);
+                } else {
+                    checkNotTrimmed(it, horizon(t, catalog.get(t.name()).settings().stream(), s.arn(t.name())));
+                    cause = e;
+                }
+            } catch (RuntimeException found) {
+                cause = found; // trimmed, or the stream disabled meanwhile
             }
-            StreamState now = catalog.get(t.name()).settings().stream();
-            checkNotTrimmed(it, horizon(t, now, s.arn(t.name())));
-            throw e;
+            if (cause != e) {
+                cause.addSuppressed(e);
+            }
+            throw cause;
         }
     }
 

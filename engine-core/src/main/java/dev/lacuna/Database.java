@@ -195,6 +195,67 @@ public final class Database implements AutoCloseable {
         engine.deleteStreamConsumer(table, consumerName);
     }
 
+    /**
+     * The latest stream of every table that had one (enabled, or disabled), or only of table {@code table}'s if it
+     * is not null (DynamoDB Streams' {@code ListStreams}), by table name.
+     *
+     * @throws ResourceNotFoundException if {@code table} is given and there is no such table
+     */
+    public List<StreamDescription> listStreams(String table) {
+        return engine.listStreams(table);
+    }
+
+    /**
+     * Stream {@code streamArn} ({@link TableDescription#latestStreamArn()}, or any ARN of the form
+     * {@code arn:...:table/NAME/stream/LABEL}: the table's name and the label are what count) and its shards, one per hash partition
+     * of the table (DynamoDB Streams' {@code DescribeStream}). A shard stays open while the stream is enabled: it
+     * has no ending sequence number, and is never split.
+     *
+     * @throws ValidationException       if {@code streamArn} is not a stream ARN
+     * @throws ResourceNotFoundException if it is not the latest stream of an existing table
+     */
+    public StreamDescription describeStream(String streamArn) {
+        return engine.describeStream(streamArn);
+    }
+
+    /**
+     * An iterator over shard {@code shardId} of stream {@code streamArn}, for {@link #getRecords}: an opaque string
+     * encoding the stream, the shard and a position in the log (DynamoDB Streams' {@code GetShardIterator}). The
+     * database keeps nothing per iterator: it costs nothing to drop, stays valid across a restart, and does not
+     * keep the log — records past the stream's retention are gone whether or not an iterator points at them.
+     * Lacuna's iterators do not expire after 15 minutes as DynamoDB's do.
+     *
+     * @param type           where to start: {@code TRIM_HORIZON} (the oldest record held), {@code LATEST} (writes
+     *                       made after this call), {@code AT_SEQUENCE_NUMBER} or {@code AFTER_SEQUENCE_NUMBER}
+     * @param sequenceNumber a record's {@link StreamRecord#sequenceNumber()}, for the last two types (else ignored)
+     * @throws ValidationException         if the ARN or the sequence number is malformed, or the sequence number
+     *                                     is past the stream's end
+     * @throws ResourceNotFoundException   if the stream is not the latest enabled stream of an existing table, or
+     *                                     it has no such shard
+     * @throws TrimmedDataAccessException  if the sequence number is older than the stream's trim horizon
+     */
+    public String getShardIterator(String streamArn, String shardId, ShardIteratorType type, String sequenceNumber) {
+        return engine.getShardIterator(streamArn, shardId, type, sequenceNumber);
+    }
+
+    /**
+     * The records of an iterator's shard after its position, at most {@code limit}, and the iterator to go on
+     * with (DynamoDB Streams' {@code GetRecords}). The records are the shard's only, in sequence-number order
+     * (an item's in the order of its writes); none means nothing new yet, or that this call stopped after reading
+     * its bound of the log (a few thousand log records, so that one call's cost stays bounded on a busy log) — the
+     * next iterator then starts after what was read. The next iterator is never null: shards stay open while the
+     * stream is enabled. Stateless: the same iterator may be read again, and gives the same records.
+     *
+     * @param limit 1 to 1,000 (DynamoDB's bound)
+     * @throws ValidationException         if the iterator is not one {@link #getShardIterator} or this method made
+     *                                     ("Invalid ShardIterator"), or the limit is out of range
+     * @throws ResourceNotFoundException   if the stream was disabled or its table deleted
+     * @throws TrimmedDataAccessException  if retention dropped records at the iterator's position
+     */
+    public ShardRecords getRecords(String shardIterator, int limit) {
+        return engine.getRecords(shardIterator, limit);
+    }
+
     /** A handle on the table named {@code name} for item operations. */
     public Table table(String name) {
         engine.requireTable(name);

@@ -26,6 +26,7 @@ import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.CancellationReason;
 import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException;
 import software.amazon.awssdk.services.dynamodb.model.TransactionCanceledException;
+import software.amazon.awssdk.services.dynamodb.streams.DynamoDbStreamsClient;
 
 /**
  * An HTTP endpoint speaking DynamoDB's JSON protocol (API version 2012-08-10) over a Lacuna {@link Database}, for
@@ -34,7 +35,10 @@ import software.amazon.awssdk.services.dynamodb.model.TransactionCanceledExcepti
  * answer carries {@code x-amzn-RequestId} and {@code x-amz-crc32} (the CRC32 of the body, which the SDKs check), and
  * an error is DynamoDB's JSON ({@code {"__type":"com.amazonaws.dynamodb.v20120810#ResourceNotFoundException",
  * "message":"..."}}) with DynamoDB's HTTP status: 400 for what the client got wrong, 500 only for a failure inside
- * Lacuna. The operations are {@link LacunaDynamoDbClient}'s; any other answers {@code UnknownOperationException}.
+ * Lacuna. The operations are {@link LacunaDynamoDbClient}'s, and DynamoDB Streams' ({@code X-Amz-Target:
+ * DynamoDBStreams_20120810.<Operation>}: ListStreams, DescribeStream, GetShardIterator, GetRecords) are
+ * {@link LacunaDynamoDbStreamsClient}'s, so one endpoint serves both SDK clients; any other operation answers
+ * {@code UnknownOperationException}.
  *
  * <p>With credentials configured ({@link EndpointOptions#credentials()}) every request must be signed with AWS
  * Signature Version 4 by one of them; with none, any signature (or none) is accepted, which the endpoint logs when
@@ -55,12 +59,15 @@ public final class DynamoDbEndpoint implements AutoCloseable {
     private final HttpServer server;
     private final ExecutorService executor;
     private final DynamoDbClient client;
+    private final DynamoDbStreamsClient streams;
     private final EndpointOptions options;
     private final SigV4 signatures;
     private final SdkJson json = new SdkJson();
 
-    private DynamoDbEndpoint(DynamoDbClient client, EndpointOptions options) throws IOException {
+    private DynamoDbEndpoint(DynamoDbClient client, DynamoDbStreamsClient streams, EndpointOptions options)
+            throws IOException {
         this.client = client;
+        this.streams = streams;
         this.options = options;
         this.signatures = options.requiresSignature()
                 ? new SigV4(options.credentials(), options.clock(), options.clockSkew()) : null;
@@ -93,7 +100,8 @@ public final class DynamoDbEndpoint implements AutoCloseable {
         }
         DynamoDbEndpoint endpoint;
         try {
-            endpoint = new DynamoDbEndpoint(LacunaDynamoDbClient.create(db), options);
+            endpoint = new DynamoDbEndpoint(LacunaDynamoDbClient.create(db), LacunaDynamoDbStreamsClient.create(db),
+                    options);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot listen on " + options.host() + ":" + options.port(), e);
         }
@@ -203,7 +211,7 @@ public final class DynamoDbEndpoint implements AutoCloseable {
                     : "Lacuna does not serve the operation " + target);
         }
         Object request = json.read(body, op.builder().get());
-        SdkPojo response = op.call().apply(client, request);
+        SdkPojo response = op.call().apply(client, streams, request);
         return new Answer(200, json.write(response), JSON_TYPE);
     }
 

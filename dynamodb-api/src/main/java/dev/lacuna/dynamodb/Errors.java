@@ -6,6 +6,7 @@ import dev.lacuna.IdempotentParameterMismatchException;
 import dev.lacuna.ResourceInUseException;
 import dev.lacuna.ResourceNotFoundException;
 import dev.lacuna.TransactionCanceledException;
+import dev.lacuna.TrimmedDataAccessException;
 import dev.lacuna.ValidationException;
 import java.util.ArrayList;
 import java.util.List;
@@ -116,6 +117,11 @@ final class Errors {
             return (AwsServiceException) software.amazon.awssdk.services.dynamodb.model.ResourceNotFoundException
                     .builder().message(e.getMessage()).statusCode(400).requestId(id)
                     .awsErrorDetails(details("ResourceNotFoundException", e.getMessage())).build();
+        }
+        if (e instanceof TrimmedDataAccessException) {
+            return (AwsServiceException) software.amazon.awssdk.services.dynamodb.model.TrimmedDataAccessException
+                    .builder().message(e.getMessage()).statusCode(400).requestId(id)
+                    .awsErrorDetails(details("TrimmedDataAccessException", e.getMessage())).build();
         }
         if (e instanceof ResourceInUseException) {
             return (AwsServiceException) software.amazon.awssdk.services.dynamodb.model.ResourceInUseException

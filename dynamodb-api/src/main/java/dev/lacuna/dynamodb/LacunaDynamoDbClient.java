@@ -61,7 +61,8 @@ import software.amazon.awssdk.services.dynamodb.model.UpdateTimeToLiveResponse;
  * (adding and dropping global indexes), PutItem, GetItem, UpdateItem, DeleteItem, Query, Scan, BatchGetItem,
  * BatchWriteItem, TransactWriteItems, TransactGetItems, UpdateTimeToLive, DescribeTimeToLive, TagResource,
  * UntagResource and ListTagsOfResource, with the legacy parameters ({@code Expected}, {@code KeyConditions}, ...).
- * The SDK's other operations throw {@link UnsupportedOperationException}, as its interface's defaults do.
+ * The SDK's other operations throw {@link UnsupportedOperationException}, as its interface's defaults do. A table's
+ * change stream is read with {@link LacunaDynamoDbStreamsClient}, the SDK's {@code DynamoDbStreamsClient}.
  *
  * <p>Errors are the SDK's exceptions as DynamoDB's service would have caused them: {@code ConditionalCheckFailedException}
  * (with the item when {@code ReturnValuesOnConditionCheckFailure=ALL_OLD}), {@code TransactionCanceledException} with

@@ -10,9 +10,13 @@ import software.amazon.awssdk.services.dynamodb.model.BatchWriteItemRequest;
 import software.amazon.awssdk.services.dynamodb.model.CreateTableRequest;
 import software.amazon.awssdk.services.dynamodb.model.DeleteItemRequest;
 import software.amazon.awssdk.services.dynamodb.model.DeleteTableRequest;
+import software.amazon.awssdk.services.dynamodb.model.DescribeStreamRequest;
 import software.amazon.awssdk.services.dynamodb.model.DescribeTableRequest;
 import software.amazon.awssdk.services.dynamodb.model.DescribeTimeToLiveRequest;
 import software.amazon.awssdk.services.dynamodb.model.GetItemRequest;
+import software.amazon.awssdk.services.dynamodb.model.GetRecordsRequest;
+import software.amazon.awssdk.services.dynamodb.model.GetShardIteratorRequest;
+import software.amazon.awssdk.services.dynamodb.model.ListStreamsRequest;
 import software.amazon.awssdk.services.dynamodb.model.ListTablesRequest;
 import software.amazon.awssdk.services.dynamodb.model.ListTagsOfResourceRequest;
 import software.amazon.awssdk.services.dynamodb.model.PutItemRequest;
@@ -25,17 +29,27 @@ import software.amazon.awssdk.services.dynamodb.model.UntagResourceRequest;
 import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
 import software.amazon.awssdk.services.dynamodb.model.UpdateTableRequest;
 import software.amazon.awssdk.services.dynamodb.model.UpdateTimeToLiveRequest;
+import software.amazon.awssdk.services.dynamodb.streams.DynamoDbStreamsClient;
 
 /**
- * The operations the endpoint serves, by the name in {@code X-Amz-Target}: how to build each one's SDK request
+ * The operations the endpoint serves, by the name in {@code X-Amz-Target} (DynamoDB's, and DynamoDB Streams' four
+ * under their own prefix): how to build each one's SDK request
  * and which method of the in-process client runs it. One line per operation; the translation lives in the client.
  */
 final class Operations {
     /** The target prefix of DynamoDB's API version 2012-08-10. */
     static final String TARGET_PREFIX = "DynamoDB_20120810.";
 
+    /** The target prefix of DynamoDB Streams' API version 2012-08-10. */
+    static final String STREAMS_TARGET_PREFIX = "DynamoDBStreams_20120810.";
+
     /** One operation: its request's builder and the client method that answers it. */
-    record Operation(Supplier<SdkPojo> builder, BiFunction<DynamoDbClient, Object, SdkPojo> call) {
+    record Operation(Supplier<SdkPojo> builder, Call call) {
+    }
+
+    /** Runs an operation's request on the client of its service. */
+    interface Call {
+        SdkPojo apply(DynamoDbClient dynamo, DynamoDbStreamsClient streams, Object request);
     }
 
     private static final Map<String, Operation> OPERATIONS = Map.ofEntries(
@@ -65,19 +79,41 @@ final class Operations {
             op("TransactGetItems", TransactGetItemsRequest::builder,
                     (c, r) -> c.transactGetItems((TransactGetItemsRequest) r)));
 
+    private static final Map<String, Operation> STREAMS_OPERATIONS = Map.ofEntries(
+            streamsOp("ListStreams", ListStreamsRequest::builder, (c, r) -> c.listStreams((ListStreamsRequest) r)),
+            streamsOp("DescribeStream", DescribeStreamRequest::builder,
+                    (c, r) -> c.describeStream((DescribeStreamRequest) r)),
+            streamsOp("GetShardIterator", GetShardIteratorRequest::builder,
+                    (c, r) -> c.getShardIterator((GetShardIteratorRequest) r)),
+            streamsOp("GetRecords", GetRecordsRequest::builder, (c, r) -> c.getRecords((GetRecordsRequest) r)));
+
     private Operations() {
     }
 
     private static Map.Entry<String, Operation> op(String name, Supplier<?> builder,
                                                    BiFunction<DynamoDbClient, Object, SdkPojo> call) {
-        return Map.entry(name, new Operation(SdkJson.pojo(builder), call));
+        return Map.entry(name, new Operation(SdkJson.pojo(builder), (d, s, r) -> call.apply(d, r)));
     }
 
-    /** The operation {@code target} names, or null if there is none (or it is not DynamoDB's target). */
+    private static Map.Entry<String, Operation> streamsOp(String name, Supplier<?> builder,
+                                                          BiFunction<DynamoDbStreamsClient, Object, SdkPojo> call) {
+        return Map.entry(name, new Operation(SdkJson.pojo(builder), (d, s, r) -> call.apply(s, r)));
+    }
+
+    /**
+     * The operation {@code target} names, or null if there is none (or it is neither DynamoDB's target nor DynamoDB
+     * Streams').
+     */
     static Operation forTarget(String target) {
-        if (target == null || !target.startsWith(TARGET_PREFIX)) {
+        if (target == null) {
             return null;
         }
-        return OPERATIONS.get(target.substring(TARGET_PREFIX.length()));
+        if (target.startsWith(TARGET_PREFIX)) {
+            return OPERATIONS.get(target.substring(TARGET_PREFIX.length()));
+        }
+        if (target.startsWith(STREAMS_TARGET_PREFIX)) {
+            return STREAMS_OPERATIONS.get(target.substring(STREAMS_TARGET_PREFIX.length()));
+        }
+        return null;
     }
 }

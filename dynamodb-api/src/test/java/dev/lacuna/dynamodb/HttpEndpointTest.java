@@ -96,6 +96,30 @@ class HttpEndpointTest {
     }
 
     @Test
+    void shouldServeDynamoDbStreamsUnderItsOwnTarget() throws Exception {
+        HttpResponse<String> list = post("DynamoDBStreams_20120810.ListStreams", "application/x-amz-json-1.0", "{}");
+        assertThat(list.statusCode()).isEqualTo(200);
+        assertThat(list.body()).isEqualTo("{\"Streams\":[]}");
+        assertDynamoHeaders(list);
+
+        HttpResponse<String> bad = post("DynamoDBStreams_20120810.GetRecords", "application/x-amz-json-1.0",
+                "{\"ShardIterator\":\"nonsense\"}");
+        assertThat(bad.statusCode()).isEqualTo(400);
+        assertThat(bad.body()).isEqualTo("{\"__type\":\"com.amazon.coral.validate#ValidationException\","
+                + "\"message\":\"Invalid ShardIterator\"}");
+
+        HttpResponse<String> unknown = post("DynamoDBStreams_20120810.DeleteStream", "application/x-amz-json-1.0",
+                "{}");
+        assertThat(unknown.statusCode()).isEqualTo(400);
+        assertThat(unknown.body()).startsWith("{\"__type\":\"com.amazon.coral.service#UnknownOperationException\"");
+        // A DynamoDB operation is not a Streams one, nor the other way round.
+        assertThat(post("DynamoDBStreams_20120810.ListTables", "application/x-amz-json-1.0", "{}").body())
+                .contains("com.amazon.coral.service#UnknownOperationException");
+        assertThat(post("DynamoDB_20120810.GetRecords", "application/x-amz-json-1.0", "{}").body())
+                .contains("com.amazon.coral.service#UnknownOperationException");
+    }
+
+    @Test
     void shouldAnswerMalformedJsonWithSerializationException() throws Exception {
         for (String bad : new String[] {"{\"TableName\":", "[1,2]", "{\"TableName\": 12}",
                 "{\"TableName\":\"T\",\"Key\":{\"pk\":{\"B\":\"not base64!\"}}}", "{} {}"}) {

@@ -12,6 +12,7 @@ import java.time.Duration;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+import software.amazon.awssdk.services.dynamodb.streams.DynamoDbStreamsClient;
 import software.amazon.awssdk.services.dynamodb.model.DynamoDbException;
 import software.amazon.awssdk.services.dynamodb.model.KeyType;
 import software.amazon.awssdk.services.dynamodb.model.ScalarAttributeType;
@@ -58,6 +59,19 @@ class SigV4Test {
                     .attributeDefinitions(ConformanceTest.def("id", ScalarAttributeType.S))
                     .keySchema(ConformanceTest.key("id", KeyType.HASH)));
             assertThat(client.listTables().tableNames()).containsExactly("Signed");
+        }
+    }
+
+    @Test
+    void shouldServeACorrectlySignedStreamsRequest() {
+        start(Clock.systemUTC());
+        // The SDK's DynamoDB Streams client signs for the service "dynamodb" too.
+        try (DynamoDbStreamsClient streams = Target.sdkStreamsClient(endpoint.uri(), KEY, SECRET)) {
+            assertThat(streams.listStreams().streams()).isEmpty();
+        }
+        try (DynamoDbStreamsClient streams = Target.sdkStreamsClient(endpoint.uri(), KEY, "not-the-secret")) {
+            assertThatThrownBy(streams::listStreams).isInstanceOfSatisfying(DynamoDbException.class,
+                    e -> assertThat(e.awsErrorDetails().errorCode()).isEqualTo("InvalidSignatureException"));
         }
     }
 

@@ -10,7 +10,10 @@ import dev.lacuna.Page;
 import dev.lacuna.PutItem;
 import dev.lacuna.Query;
 import dev.lacuna.Scan;
+import dev.lacuna.ShardIteratorType;
+import dev.lacuna.ShardRecords;
 import dev.lacuna.StreamConsumer;
+import dev.lacuna.StreamDescription;
 import dev.lacuna.TableDescription;
 import dev.lacuna.TableSpec;
 import dev.lacuna.Tag;
@@ -43,6 +46,7 @@ public final class ItemEngine implements AutoCloseable {
     private final Queries queries;
     private final TtlSweeper sweeper;
     private final Streams streams;
+    private final StreamShards shards;
 
     private ItemEngine(LsmStore kv, DatabaseOptions options) {
         this.kv = kv;
@@ -51,6 +55,7 @@ public final class ItemEngine implements AutoCloseable {
         this.pointReads = new PointReads(kv, catalog, options.clock(), options.returnExpiredItems());
         this.queries = new Queries(kv, options.clock(), options.returnExpiredItems());
         this.streams = new Streams(catalog, kv, options.clock(), options.streamRetention());
+        this.shards = new StreamShards(catalog, kv);
         this.sweeper = new TtlSweeper(kv, catalog, writes, options.clock(), options.timeToLiveSweepInterval(),
                 options.timeToLiveSweepRate(), streams::enforceRetentionInBackground);
         sweeper.start();
@@ -131,6 +136,22 @@ public final class ItemEngine implements AutoCloseable {
 
     public void deleteStreamConsumer(String table, String consumerName) {
         streams.deleteConsumer(table, consumerName);
+    }
+
+    public List<StreamDescription> listStreams(String table) {
+        return shards.listStreams(table);
+    }
+
+    public StreamDescription describeStream(String streamArn) {
+        return shards.describeStream(streamArn);
+    }
+
+    public String getShardIterator(String streamArn, String shardId, ShardIteratorType type, String sequenceNumber) {
+        return shards.getShardIterator(streamArn, shardId, type, sequenceNumber);
+    }
+
+    public ShardRecords getRecords(String shardIterator, int limit) {
+        return shards.getRecords(shardIterator, limit);
     }
 
     /** The time-to-live sweeper (tests run its passes on their own thread). */

@@ -91,6 +91,25 @@ public final class KvLogReader implements AutoCloseable {
         return new Batch(r.lsn(), ops, d.writeTimeMillis(), d.flags());
     }
 
+    /**
+     * Where a log record starts: its segment and its offset in it ({@link #position()}), a hint for
+     * {@link LsmStore#logReader(long, Position)}.
+     */
+    public record Position(long segment, long offset) {
+    }
+
+    /**
+     * Where the record after the last one {@link #next} returned starts in the log, for
+     * {@link LsmStore#logReader(long, Position)}. Asked right after {@code next} returned a record; {@code null}
+     * if it is not known (no segment open yet, or a record read but not yet visible is held).
+     */
+    public Position position() {
+        if (held != null || reader.segment() < 0) {
+            return null;
+        }
+        return new Position(reader.segment(), reader.offset());
+    }
+
     @Override
     public void close() {
         reader.close();

@@ -241,8 +241,20 @@ public final class LsmStore implements AutoCloseable {
      * @throws IllegalArgumentException if the log no longer holds {@code fromLsn}
      */
     public KvLogReader logReader(long fromLsn) {
+        return logReader(fromLsn, null);
+    }
+
+    /**
+     * {@link #logReader(long)}, told where record {@code fromLsn} starts ({@link KvLogReader#position()} of an
+     * earlier reader, right after the record before it), so that it need not read its segment up to there. A wrong
+     * hint costs the read from the segment's start, never a wrong record.
+     *
+     * @param hint where record {@code fromLsn} starts, or null if that is not known
+     */
+    public KvLogReader logReader(long fromLsn, KvLogReader.Position hint) {
         db.checkOpen();
-        return new KvLogReader(db.wal.reader(fromLsn), db.dir.resolve(Recovery.WAL_DIR).toString(), db.visibility);
+        return new KvLogReader(db.wal.reader(fromLsn, hint == null ? -1 : hint.segment(), hint == null ? -1
+                : hint.offset()), db.dir.resolve(Recovery.WAL_DIR).toString(), db.visibility);
     }
 
     /**

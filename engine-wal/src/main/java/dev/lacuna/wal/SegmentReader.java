@@ -58,6 +58,20 @@ final class SegmentReader {
         this.expectedLsn = header.firstLsn();
     }
 
+    /**
+     * Goes on from {@code offset}, which must be where the record with LSN {@code lsn} starts (a {@link #validEnd()}
+     * an earlier reader of this segment reported); if it is not, the next {@link #next} finds no valid record there
+     * (a {@link CorruptionException}, or the end) rather than a wrong one, since it checks the fragments and the LSN.
+     */
+    void seek(long offset, long lsn) {
+        if (offset < HEADER_SIZE) {
+            throw new IllegalArgumentException("offset " + offset + " is inside the segment header");
+        }
+        position = offset;
+        expectedLsn = lsn;
+        end = null;
+    }
+
     /** Offset just past the last record returned (the header's end before the first). */
     long validEnd() {
         return position;

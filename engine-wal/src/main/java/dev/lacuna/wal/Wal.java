@@ -464,6 +464,20 @@ public final class Wal implements AutoCloseable {
      *                                  or above {@link #lastLsn()} + 1
      */
     public WalReader reader(long fromLsn) {
+        return reader(fromLsn, -1, -1);
+    }
+
+    /**
+     * {@link #reader(long)}, starting at byte {@code offset} of segment {@code segment} if that is where record
+     * {@code fromLsn} starts (a position an earlier reader reported, {@link WalReader#segment()} and
+     * {@link WalReader#offset()}), instead of reading the segment from its start up to it. A hint that turns out
+     * wrong (a log rewritten after a crash, say) is dropped and the segment read from its start: it never changes
+     * what the reader returns, only what it costs.
+     *
+     * @param segment the segment of the hint, or -1 for none
+     * @param offset  the offset of the hint in it
+     */
+    public WalReader reader(long fromLsn, long segment, long offset) {
         writeLock.lock();
         try {
             checkOpen();
@@ -475,7 +489,7 @@ public final class Wal implements AutoCloseable {
         } finally {
             writeLock.unlock();
         }
-        return new WalReader(this, vfs, fromLsn);
+        return new WalReader(this, vfs, fromLsn, segment, offset);
     }
 
     /** LSN of the oldest retained record (or of the next record, if none is retained). */

@@ -24,6 +24,11 @@ public final class WalReader implements AutoCloseable {
     private final Wal wal;
     private final Vfs vfs;
     private final long fromLsn;
+    /** Where record {@code fromLsn} starts, if the opener knew (-1 if not, or once it proved wrong). */
+    private long hintSegment;
+    private long hintOffset;
+    /** Whether the reader stands where the hint said and has not yet read a record there. */
+    private boolean seeking;
 
     private long segment = -1;
     private VfsFile file;
@@ -31,16 +36,31 @@ public final class WalReader implements AutoCloseable {
     private long nextLsn;
     private boolean closed;
 
-    WalReader(Wal wal, Vfs vfs, long fromLsn) {
+    WalReader(Wal wal, Vfs vfs, long fromLsn, long hintSegment, long hintOffset) {
         this.wal = wal;
         this.vfs = vfs;
         this.fromLsn = fromLsn;
         this.nextLsn = fromLsn;
+        this.hintSegment = hintSegment;
+        this.hintOffset = hintOffset;
     }
 
     /** LSN of the record the next successful {@link #next()} returns. */
     public long nextLsn() {
         return nextLsn;
+    }
+
+    /**
+     * The segment the reader stands in (-1 before it has opened one): with {@link #offset()}, where the record after
+     * the last one returned starts, which {@link Wal#reader(long, long, long)} can start at.
+     */
+    public long segment() {
+        return reader == null ? -1 : segment;
+    }
+
+    /** The offset in {@link #segment()} just past the last record returned (-1 before a segment is open). */
+    public long offset() {
+        return reader == null ? -1 : reader.validEnd();
     }
 
     /**
@@ -66,7 +86,24 @@ public final class WalReader implements AutoCloseable {
                     return null; // cannot happen (nextLsn ≤ v.lastLsn lies in a visible segment); be safe
                 }
                 long limit = segment == v.segment() ? v.offset() : file.size();
-                WalRecord record = reader.next(limit);
+                WalRecord record;
+                try {
+                    record = reader.next(limit);
+                } catch (CorruptionException e) {
+                    if (!seeking) {
+                        throw e;
+                    }
+                    record = null;
+                }
+                if (seeking) {
+                    seeking = false;
+                    if (record == null) {
+                        // Record nextLsn is visible, so it was there to read: the hint was wrong. From the start.
+                        hintSegment = -1;
+                        closeFile();
+                        continue;
+                    }
+                }
                 if (record != null) {
                     if (record.lsn() < fromLsn) {
                         continue;
@@ -124,6 +161,10 @@ public final class WalReader implements AutoCloseable {
                     (Throwable) null);
         }
         open(entry.getKey());
+        if (hintSegment == entry.getKey() && lsn == fromLsn && hintOffset >= WalFormat.HEADER_SIZE) {
+            reader.seek(hintOffset, lsn);
+            seeking = true;
+        }
     }
 
     private void moveToSegment(long number) throws IOException {

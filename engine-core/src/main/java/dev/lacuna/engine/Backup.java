@@ -58,14 +58,15 @@ public final class Backup {
                 throw e; // not a database, or a newer one: another copy would not change that
             } catch (LacunaException e) {
                 last = e;
-                LOG.log(System.Logger.Level.INFO, "backup of " + dir + ": copy " + copy + " was inconsistent (the"
-                        + " process that has the database open changed files under it): " + e.getMessage()
+                LOG.log(System.Logger.Level.INFO, "backup of " + dir + ": copy " + copy + " failed (the process"
+                        + " that has the database open may have changed files under it): " + e.getMessage()
                         + "; copying again");
                 empty(vfs, dest);
             }
         }
-        throw new StorageIOException("cannot back up " + dir + ": " + MAX_COPIES + " copies in a row were made"
-                + " inconsistent by the process that has it open; the last: " + last.getMessage(), last);
+        throw new StorageIOException("cannot back up " + dir + ": " + MAX_COPIES + " copies in a row failed (the"
+                + " process that has it open changing files under each, or damage in the store); the last: "
+                + last.getMessage(), last);
     }
 
     /** Whether another process (or another open in this one) holds the directory's lock. */

@@ -401,18 +401,19 @@ public final class Database implements AutoCloseable {
     /**
      * Backs up the database in {@code dir} into {@code dest} (a directory that must not exist or be empty),
      * whether or not a process has it open: the same copy as {@link #checkpoint}, which opens as a database of
-     * its own. If no process has {@code dir} open, it is opened, checkpointed and closed. If another process has
-     * it open (its lock is held), the copy is made from the files, without writing to {@code dir}, as a crash at
-     * one instant would leave them: every write that process had made durable ({@code SYNC}) before this call
-     * began, and of the later ones a prefix in log order. Tables are hard-linked where the file system allows.
-     * That process's flushes, compactions and log trims can leave a copy without a file it needs; the copy is
-     * opened once to check it (and recover it, as after a crash), and made again if it is refused, up to 10
-     * times.
+     * its own. It is made from the files, without writing to {@code dir} or taking its lock, as a crash at one
+     * instant would leave them: every write made durable ({@code SYNC}, or flushed) before this call began, and
+     * of the later ones a prefix in log order. Tables are hard-linked where the file system allows. A process
+     * writing the database meanwhile can leave a copy without what it needs (a table compacted away, log
+     * segments trimmed, a table created under the copy); the copy is opened once to check it (and recover it, as
+     * after a crash), and made again if that fails, up to 10 times. Writes acknowledged with {@code NONE} or
+     * {@code BATCHED} durability that the writing process has not handed to the operating system yet are not in
+     * it; an application that has the database open gets those too with {@link #checkpoint}.
      *
-     * @param options the file system and settings to open {@code dir} (if free) and the copy with
-     * @return whether another process had it open, and how many copies it took
+     * @param options the file system and settings to open the copy with
+     * @return how many copies it took
      * @throws StorageIOException if {@code dir} holds no database, {@code dest} is not empty, copying fails, or
-     *                            10 copies in a row were made inconsistent
+     *                            10 copies in a row failed
      * @throws dev.lacuna.storage.IncompatibleStoreException if {@code dir} holds a byte-level store or one
      *                            written by a newer Lacuna
      */

@@ -46,35 +46,60 @@ final class Checkpoint {
         prepare(vfs, dest);
         // Our own log checkpoint, named after the thread: one thread takes one checkpoint at a time.
         String pinName = "checkpoint in thread " + Thread.currentThread().getId();
-        VersionSet.Pinned pinned = db.versions.pin(from -> db.wal.setCheckpoint(pinName, from - 1));
-        try {
-            db.wal.sync();
-            long last = db.wal.copyTo(mkdir(vfs, dest.resolve(Recovery.WAL_DIR)), pinned.logNeededFrom());
-            VersionEdit state = pinned.state();
-            // The state was taken before the log was copied: a format 1 store's first write since may be in the
-            // copy, a version 2 record its mark must cover.
-            db.versions.markAsNow(state);
-            for (VersionEdit.AddedFile added : state.addedFiles()) {
-                String name = SstableCache.fileName(added.file().number());
-                vfs.link(db.dir.resolve(name), dest.resolve(name));
-                force(vfs, dest.resolve(name));
+        for (int attempt = 1; ; attempt++) {
+            VersionSet.Pinned pinned = db.versions.pin(from -> db.wal.setCheckpoint(pinName, from - 1));
+            try {
+                Path wal = mkdir(vfs, dest.resolve(Recovery.WAL_DIR));
+                db.wal.sync();
+                long last = db.wal.copyTo(wal, pinned.logNeededFrom());
+                // A keyspace made after the state was taken (a table created) is not in it, and the log copied
+                // since may hold its writes, which the copy's recovery would drop as a dropped keyspace's while
+                // keeping later writes: not a prefix. Keyspaces are rare changes: copy the log again.
+                if (db.versions.nextKeyspaceId() != pinned.state().nextIds()[0]) {
+                    if (attempt == MAX_ATTEMPTS) {
+                        throw new StorageIOException("cannot checkpoint " + db.dir + ": tables or indexes were created"
+                                + " during each of " + MAX_ATTEMPTS + " attempts; try again", (Throwable) null);
+                    }
+                    for (String name : vfs.list(wal)) {
+                        vfs.delete(wal.resolve(name));
+                    }
+                    continue;
+                }
+                return finish(db, dest, pinned, last);
+            } catch (IOException e) {
+                throw new StorageIOException("cannot checkpoint " + db.dir + " into " + dest + " (what was copied has"
+                        + " no CURRENT and does not open as a store; delete it): " + e.getMessage(), e);
+            } finally {
+                db.wal.removeCheckpoint(pinName);
+                unref(pinned.versions());
             }
-            vfs.syncDirectory(dest);
-            long manifestNumber = state.nextFileNumber();
-            state.nextFileNumber(manifestNumber + 1);
-            Manifest.create(vfs, dest, manifestNumber, state).close(); // writes CURRENT, syncs dest
-            Path parent = dest.toAbsolutePath().getParent();
-            if (parent != null) {
-                vfs.syncDirectory(parent); // dest's own entry
-            }
-            return last;
-        } catch (IOException e) {
-            throw new StorageIOException("cannot checkpoint " + db.dir + " into " + dest + " (what was copied has no"
-                    + " CURRENT and does not open as a store; delete it): " + e.getMessage(), e);
-        } finally {
-            db.wal.removeCheckpoint(pinName);
-            unref(pinned.versions());
         }
+    }
+
+    /** Times the log is copied at most while keyspaces are made under the checkpoint. */
+    private static final int MAX_ATTEMPTS = 5;
+
+    /** Links the state's tables and writes the copy's manifest and {@code CURRENT}. */
+    private static long finish(Db db, Path dest, VersionSet.Pinned pinned, long last) throws IOException {
+        Vfs vfs = db.vfs;
+        VersionEdit state = pinned.state();
+        // The state was taken before the log was copied: a format 1 store's first write since may be in the
+        // copy, a version 2 record its mark must cover.
+        db.versions.markAsNow(state);
+        for (VersionEdit.AddedFile added : state.addedFiles()) {
+            String name = SstableCache.fileName(added.file().number());
+            vfs.link(db.dir.resolve(name), dest.resolve(name));
+            force(vfs, dest.resolve(name));
+        }
+        vfs.syncDirectory(dest);
+        long manifestNumber = state.nextFileNumber();
+        state.nextFileNumber(manifestNumber + 1);
+        Manifest.create(vfs, dest, manifestNumber, state).close(); // writes CURRENT, syncs dest
+        Path parent = dest.toAbsolutePath().getParent();
+        if (parent != null) {
+            vfs.syncDirectory(parent); // dest's own entry
+        }
+        return last;
     }
 
     /** Refuses a {@code dest} that holds anything (or is a file), then creates it. */

@@ -84,11 +84,20 @@ final class ForeignCheckpoint {
             Path wal = dest.resolve(Recovery.WAL_DIR);
             vfs.mkdirs(wal); // there already if emptied before
             Wal.copyForeign(vfs, dir.resolve(Recovery.WAL_DIR), wal);
-            // The log was copied after the manifest was read: it may hold records of the current format that
-            // the other process wrote after marking its store so, a mark this state predates. The copy is
-            // marked current, so that its mark covers every record it holds.
-            if (state.owner() != null && state.storeFormat() != null && state.storeFormat() < VersionSet.STORE_FORMAT) {
-                state.store(VersionSet.STORE_FORMAT, state.owner());
+            // A keyspace made after the manifest was read (a table created) is not in the state, and the log
+            // copied since may hold its writes, which the copy's recovery would drop as a dropped keyspace's while
+            // keeping later writes: not a prefix. A keyspace is in the manifest before any write of it is logged,
+            // so a manifest read now names every keyspace the copied log writes to.
+            VersionEdit after = readState(vfs, dir);
+            if (after.nextIds()[0] != state.nextIds()[0]) {
+                throw new StorageIOException("cannot back up " + dir + ": a table or index was created during the copy"
+                        + " (copy again)", (Throwable) null);
+            }
+            // The log was copied after the state was read: it may hold records of the current format written
+            // after the other process marked its store so. The mark is durable before the first such record, so
+            // the manifest read after the copy has a mark that covers every record copied.
+            if (after.owner() != null && after.storeFormat() != null) {
+                state.store(after.storeFormat(), after.owner());
             }
             long manifestNumber = state.nextFileNumber();
             state.nextFileNumber(manifestNumber + 1);

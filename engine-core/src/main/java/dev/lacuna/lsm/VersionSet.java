@@ -397,6 +397,11 @@ final class VersionSet implements AutoCloseable {
         return flushedLsn[tree];
     }
 
+    /** The id the next keyspace made gets: it changes exactly when a keyspace is made. */
+    synchronized int nextKeyspaceId() {
+        return nextKeyspaceId;
+    }
+
     synchronized long walStartLsn() {
         return walStartLsn;
     }

@@ -690,8 +690,8 @@ public final class Wal implements AutoCloseable {
     /**
      * Copies the segments of a log that another process has open (and may be writing, sealing and trimming)
      * from {@code walDir} into {@code dest}, which exists: what a crash at one instant would leave, for a copy
-     * of a store made from outside it. Every segment but the newest in the listing has a successor, so it was
-     * sealed and forced before that was created: it is linked. The newest is copied as its bytes are now; it may
+     * of a store made from outside it, newest segment first. Every segment but the newest in the listing has a
+     * successor, so it was sealed and forced before that was created: it is linked. The newest is copied as its bytes are now; it may
      * end in a record cut short, as a crash leaves it, which recovery reads as a torn tail. A segment trimmed
      * meanwhile is left out: if the copy needed it, opening the copy refuses it for a log that no longer holds
      * what recovery needs, and the caller copies again. The lock file is not copied. Every file is forced and
@@ -709,7 +709,9 @@ public final class Wal implements AutoCloseable {
             }
         }
         int copied = 0;
-        for (Map.Entry<Long, String> e : found.entrySet()) {
+        // Newest first: the other process trims the oldest segments, so one it deletes under the copy is older
+        // than every segment copied, never a hole between two of them.
+        for (Map.Entry<Long, String> e : found.descendingMap().entrySet()) {
             Path from = walDir.resolve(e.getValue());
             Path to = dest.resolve(e.getValue());
             try {

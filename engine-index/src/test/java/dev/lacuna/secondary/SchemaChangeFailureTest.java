@@ -15,6 +15,7 @@ import dev.lacuna.ResourceInUseException;
 import dev.lacuna.StreamSpecification;
 import dev.lacuna.StreamViewType;
 import dev.lacuna.TableSpec;
+import dev.lacuna.TransactWrite;
 import dev.lacuna.item.KeyEncoding;
 import dev.lacuna.kv.KeyspaceRouter;
 import dev.lacuna.kv.KvOptions;
@@ -117,6 +118,38 @@ class SchemaChangeFailureTest {
             assertThatThrownBy(() -> db.createTable(spec)).isInstanceOf(StorageIOException.class)
                     .hasMessageContaining("injected failure");
             assertThat(Image.of(disk).keyspaces()).as("keyspaces after the failed createTable: tokens and Other")
+                    .isEqualTo(2);
+            retryCreate(db, spec);
+            assertThat(db.listTables()).containsExactly("Other", TABLE);
+        }
+        assertOneStreamTableAfterReopen(disk, 3);
+    }
+
+    @Test
+    void shouldLeaveNoUnpublishedTableWhenInterruptedWaitingForTheLog() throws Exception {
+        MemVfs disk = new MemVfs();
+        HeldLogForce vfs = new HeldLogForce(disk);
+        TableSpec spec = plain(TABLE).withStreamSpecification(STREAM);
+        try (Database db = withUnsyncedWrite(vfs)) {
+            // A SYNC write leads a group commit whose fsync is held: createTable, which must force the log past the
+            // unsynced write, waits for that leader, and the interrupt ends the wait.
+            vfs.hold();
+            Thread writer = new Thread(() -> db.transactWriteItems(
+                    List.of(new TransactWrite("Other", new PutItem(Item.builder().s("pk", "w").build()))), null,
+                    Durability.SYNC));
+            writer.start();
+            try {
+                assertThat(vfs.awaitHeld(WAIT.toNanos())).as("the SYNC write's fsync is held").isTrue();
+                Thread.currentThread().interrupt();
+                assertThatThrownBy(() -> db.createTable(spec)).isInstanceOf(StorageIOException.class)
+                        .hasMessageContaining("interrupted");
+            } finally {
+                Thread.interrupted(); // the call that was interrupted failed; the thread goes on
+                vfs.release();
+                writer.join(WAIT.toMillis());
+            }
+            assertThat(writer.isAlive()).isFalse();
+            assertThat(Image.of(disk).keyspaces()).as("keyspaces after the interrupted createTable: tokens and Other")
                     .isEqualTo(2);
             retryCreate(db, spec);
             assertThat(db.listTables()).containsExactly("Other", TABLE);

@@ -104,7 +104,11 @@ final class Catalog implements AutoCloseable {
             }
         }
         Map<String, Long> checkpoints = kv.logCheckpoints();
-        long end = kv.lastSequence(); // the recovered log's end: nothing is written before the catalog is open
+        // The recovered log's end (which recovery forced): nothing has logged since the store opened. The index
+        // maintainers open() started above apply the log to their indexes unlogged (applyUnlogged, at LSNs
+        // already visible) and record their checkpoints in the manifest only; what logs (writes, the sweeper,
+        // idempotency tokens' cleanup) starts once the catalog is open (ItemEngine).
+        long end = kv.lastSequence();
         for (Map.Entry<String, Long> c : checkpoints.entrySet()) {
             String name = c.getKey();
             if (!name.startsWith(StreamState.PREFIX)) {
@@ -113,12 +117,15 @@ final class Catalog implements AutoCloseable {
             if (!holds.contains(streamOf(name))) {
                 kv.removeLogCheckpoint(name);
             } else if (c.getValue() > end) {
-                // A checkpoint past the recovered log can only count records a power loss took (one written by
-                // an earlier build, which set them from writes not yet durable). The writes logged from now on
-                // reuse those LSNs, and the stream must deliver them: go on from the log's end, which is all
-                // that was durably read.
+                // A checkpoint past the recovered log counts records a power loss took. This build forces the log
+                // up to every stream checkpoint before saving it (create, update, retention, and the consumer's
+                // commit), so that takes an earlier build (which saved them from writes not yet durable) or a
+                // disk that lost writes it had reported durable. The writes logged from now on reuse those LSNs,
+                // and the stream must deliver them: go on from the log's end, which is all that was durably read.
                 LOG.log(System.Logger.Level.WARNING, "stream log checkpoint " + name + " was at LSN " + c.getValue()
-                        + ", past the recovered log's end (" + end + "): records after it were lost; moved to " + end);
+                        + ", past the recovered log's end (" + end + "): the records after it were lost (a store"
+                        + " written by an earlier build, or a disk that lost writes it had reported durable);"
+                        + " moved to " + end);
                 kv.setLogCheckpoint(name, end);
             }
         }

@@ -216,15 +216,12 @@ final class Catalog implements AutoCloseable {
         StreamState stream = streamSpec == null || !streamSpec.streamEnabled() ? StreamState.NONE
                 : new StreamState(true, streamSpec.streamViewType(), Math.max(1, now.toEpochMilli()));
         TableSettings settings = TableSettings.NONE.withStream(stream);
-        long holdAt = -1;
         if (stream.enabled()) {
-            // The stream's checkpoint: no write of the table is below it, as the table is not published yet. The
-            // log is forced up to it, as the visible sequence may count writes logged without SYNC, and a
-            // checkpoint past what a power loss leaves would skip the writes a restart logs at the lost LSNs.
-            // Forced before anything is made: the fsync is what fails for a passing reason (an interrupt, a
-            // failed fsync the log recovers from), and failing here leaves nothing to undo.
-            holdAt = kv.lastSequence();
-            kv.awaitDurable(holdAt, Durability.SYNC);
+            // The stream's checkpoint is forced up to before it is set (below). Forced first before anything is
+            // made: the fsync is what fails for a passing reason (an interrupt, a failed fsync the log recovers
+            // from), and failing here leaves nothing to undo; below it then costs nothing unless other tables
+            // logged without SYNC meanwhile.
+            kv.awaitDurable(kv.lastSequence(), Durability.SYNC);
         }
         List<IndexRef> refs = new ArrayList<>();
         for (IndexSpec index : spec.indexes()) {
@@ -244,9 +241,14 @@ final class Catalog implements AutoCloseable {
         String hold = StreamState.holdName(k.id(), stream.labelMillis());
         try {
             if (stream.enabled()) {
-                // A crash before it is recorded leaves a stream without one, which the next open gives one
-                // (openStreams).
-                kv.setLogCheckpoint(hold, holdAt);
+                // Read now, not before the keyspaces were made: the log may have been trimmed past an LSN read
+                // then. No write of the table is below it, as the table is not published yet. The log is forced
+                // up to it, as the visible sequence may count writes logged without SYNC, and a checkpoint past
+                // what a power loss leaves would skip the writes a restart logs at the lost LSNs. A crash before
+                // it is recorded leaves a stream without one, which the next open gives one (openStreams).
+                long at = kv.lastSequence();
+                kv.awaitDurable(at, Durability.SYNC);
+                kv.setLogCheckpoint(hold, at);
             }
             return open(t).describe();
         } catch (RuntimeException e) {
@@ -509,12 +511,7 @@ final class Catalog implements AutoCloseable {
             // fsync the log recovers from), and failing here leaves nothing to undo.
             long logged = kv.loggedSequence();
             if (enabling) {
-                // Every write logged so far is below the stream's start, every later one logs its before-image
-                // for it. The log is forced up to the checkpoint, not only made visible: writes logged without
-                // SYNC are visible before they are durable, and a checkpoint past what a power loss leaves would
-                // skip the writes a restart logs at the lost LSNs. The checkpoint is the LSN forced, not the
-                // visible sequence read after it, which other tables' writes may have moved past the durable log.
-                kv.awaitDurable(logged, Durability.SYNC);
+                kv.awaitDurable(logged, Durability.SYNC); // for the stream's checkpoint, below
             } else if (!added.isEmpty()) {
                 // A new index's snapshot must hold every write of the table logged so far: one still waiting for
                 // its fsync is not visible yet, and the log after the snapshot holds no before-image of it for
@@ -553,7 +550,17 @@ final class Catalog implements AutoCloseable {
                     backfills.put(l, snapshot);
                 }
                 if (enabling) {
-                    kv.setLogCheckpoint(hold, logged);
+                    // No write of the table is in flight (the change lock): every one logged so far is below the
+                    // stream's start, every later one logs its before-image for it. Read now, not before the
+                    // indexes were made: the log may have been trimmed past an LSN read then. The log is forced up
+                    // to the checkpoint, not only made visible: writes logged without SYNC are visible before they
+                    // are durable, and a checkpoint past what a power loss leaves would skip the writes a restart
+                    // logs at the lost LSNs. The checkpoint is the LSN forced, not the visible sequence read after
+                    // it, which other tables' writes may have moved past the durable log meanwhile. Costs nothing
+                    // after the wait above unless other tables logged without SYNC meanwhile.
+                    long at = kv.loggedSequence();
+                    kv.awaitDurable(at, Durability.SYNC);
+                    kv.setLogCheckpoint(hold, at);
                 }
                 t = new TableSchema(old.id(), spec, old.createdAt(), refs, old.settings().withStream(stream), live);
                 // A manifest edit that fails is never installed, and the next one starts a manifest without it

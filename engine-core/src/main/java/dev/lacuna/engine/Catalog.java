@@ -17,6 +17,7 @@ import dev.lacuna.storage.Durability;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -44,6 +45,8 @@ final class Catalog implements AutoCloseable {
     private final List<IndexKind> kinds = new ArrayList<>();
     private final Map<String, TableSchema> byName = new ConcurrentHashMap<>();
     private final Map<String, ReentrantReadWriteLock> locks = new ConcurrentHashMap<>();
+    /** Tables {@link #create} recorded, failed to publish and failed to drop again; guarded by this. */
+    private final Set<String> unsettled = new HashSet<>();
     private final int tokensKeyspace;
 
     Catalog(LsmStore kv, Clock clock) {
@@ -101,7 +104,11 @@ final class Catalog implements AutoCloseable {
             }
         }
         Map<String, Long> checkpoints = kv.logCheckpoints();
-        long end = kv.lastSequence(); // the recovered log's end: nothing is written before the catalog is open
+        // The recovered log's end (which recovery forced): nothing has logged since the store opened. The index
+        // maintainers open() started above apply the log to their indexes unlogged (applyUnlogged, at LSNs
+        // already visible) and record their checkpoints in the manifest only; what logs (writes, the sweeper,
+        // idempotency tokens' cleanup) starts once the catalog is open (ItemEngine).
+        long end = kv.lastSequence();
         for (Map.Entry<String, Long> c : checkpoints.entrySet()) {
             String name = c.getKey();
             if (!name.startsWith(StreamState.PREFIX)) {
@@ -110,12 +117,15 @@ final class Catalog implements AutoCloseable {
             if (!holds.contains(streamOf(name))) {
                 kv.removeLogCheckpoint(name);
             } else if (c.getValue() > end) {
-                // A checkpoint past the recovered log can only count records a power loss took (one written by
-                // an earlier build, which set them from writes not yet durable). The writes logged from now on
-                // reuse those LSNs, and the stream must deliver them: go on from the log's end, which is all
-                // that was durably read.
+                // A checkpoint past the recovered log counts records a power loss took. This build forces the log
+                // up to every stream checkpoint before saving it (create, update, retention, and the consumer's
+                // commit), so that takes an earlier build (which saved them from writes not yet durable) or a
+                // disk that lost writes it had reported durable. The writes logged from now on reuse those LSNs,
+                // and the stream must deliver them: go on from the log's end, which is all that was durably read.
                 LOG.log(System.Logger.Level.WARNING, "stream log checkpoint " + name + " was at LSN " + c.getValue()
-                        + ", past the recovered log's end (" + end + "): records after it were lost; moved to " + end);
+                        + ", past the recovered log's end (" + end + "): the records after it were lost (a store"
+                        + " written by an earlier build, or a disk that lost writes it had reported durable);"
+                        + " moved to " + end);
                 kv.setLogCheckpoint(name, end);
             }
         }
@@ -196,12 +206,23 @@ final class Catalog implements AutoCloseable {
         if (byName.containsKey(spec.name())) {
             throw new ResourceInUseException("Table already exists: " + spec.name());
         }
+        if (unsettled.contains(spec.name())) {
+            throw new ResourceInUseException("Table " + spec.name() + " was partly created and could not be undone;"
+                    + " it is there once the database is reopened");
+        }
         spec.indexes().forEach(i -> kindOf(i.kind())); // every index kind must be available before anything is made
         Instant now = clock.instant();
         StreamSpecification streamSpec = requested.streamSpecification();
         StreamState stream = streamSpec == null || !streamSpec.streamEnabled() ? StreamState.NONE
                 : new StreamState(true, streamSpec.streamViewType(), Math.max(1, now.toEpochMilli()));
         TableSettings settings = TableSettings.NONE.withStream(stream);
+        if (stream.enabled()) {
+            // The stream's checkpoint is forced up to before it is set (below). Forced first before anything is
+            // made: the fsync is what fails for a passing reason (an interrupt, a failed fsync the log recovers
+            // from), and failing here leaves nothing to undo; below it then costs nothing unless other tables
+            // logged without SYNC meanwhile.
+            kv.awaitDurable(kv.lastSequence(), Durability.SYNC);
+        }
         List<IndexRef> refs = new ArrayList<>();
         for (IndexSpec index : spec.indexes()) {
             refs.add(new IndexRef(index.name(), createIndexKeyspace(spec, index), false));
@@ -216,17 +237,56 @@ final class Catalog implements AutoCloseable {
             }
         }
         Keyspace k = kv.createKeyspace(spec.partitions(), TableCodec.encode(spec, now, refs, settings), checkpoints);
-        if (stream.enabled()) {
-            // Before the table is published, so no write of it is below the checkpoint. A crash before it is
-            // recorded leaves a stream without one, which the next open gives one (openStreams). The log is
-            // forced up to it first: the visible sequence may count writes logged without SYNC, and a
-            // checkpoint past what a power loss leaves would skip the writes a restart logs at the lost LSNs.
-            long at = kv.lastSequence();
-            kv.awaitDurable(at, Durability.SYNC);
-            kv.setLogCheckpoint(StreamState.holdName(k.id(), stream.labelMillis()), at);
-        }
         TableSchema t = new TableSchema(k.id(), spec, now, refs, settings, List.of());
-        return open(t).describe();
+        String hold = StreamState.holdName(k.id(), stream.labelMillis());
+        try {
+            if (stream.enabled()) {
+                // Read now, not before the keyspaces were made: the log may have been trimmed past an LSN read
+                // then. No write of the table is below it, as the table is not published yet. The log is forced
+                // up to it, as the visible sequence may count writes logged without SYNC, and a checkpoint past
+                // what a power loss leaves would skip the writes a restart logs at the lost LSNs. A crash before
+                // it is recorded leaves a stream without one, which the next open gives one (openStreams).
+                long at = kv.lastSequence();
+                kv.awaitDurable(at, Durability.SYNC);
+                kv.setLogCheckpoint(hold, at);
+            }
+            return open(t).describe();
+        } catch (RuntimeException e) {
+            // The table is in the manifest but not published: a retry would make a second keyspace of the name
+            // (the next open would see two tables of one name), and the stream's checkpoint, if it was set,
+            // would keep the log. So it is dropped again, with its indexes and checkpoints, in one edit.
+            undoCreate(t, hold, checkpoints.keySet(), e);
+            throw e;
+        }
+    }
+
+    /**
+     * Drops table {@code t}, which {@link #create} recorded and then failed to publish, with its index keyspaces
+     * and the log checkpoints it may have ({@code hold}, its stream's; {@code indexCheckpoints}). If that fails
+     * too, the table stays in the manifest, and the next open opens it (giving its stream a checkpoint if it
+     * has none); until then its name is refused, so that no second keyspace of the name is made.
+     */
+    private void undoCreate(TableSchema t, String hold, Set<String> indexCheckpoints, RuntimeException failure) {
+        TableSchema published = byName.get(t.name());
+        if (published != null && published.id() == t.id()) {
+            byName.remove(t.name()); // failed after publishing (starting a maintainer): no write may find it now
+            discard(published.live(), List.of(), failure);
+        }
+        List<Integer> keyspaces = new ArrayList<>();
+        for (IndexRef r : t.indexRefs()) {
+            keyspaces.add(r.keyspace());
+        }
+        keyspaces.add(t.id());
+        List<String> names = new ArrayList<>(indexCheckpoints);
+        names.add(hold); // also clears what the log holds for it in memory if recording it failed
+        try {
+            kv.dropKeyspaces(keyspaces, names);
+        } catch (RuntimeException e) {
+            failure.addSuppressed(e);
+            unsettled.add(t.name());
+            LOG.log(System.Logger.Level.WARNING, "creating table " + t.name() + " failed (" + failure + "), and so"
+                    + " did undoing it (" + e + "): it is there, without its maintainers, once reopened");
+        }
     }
 
     private int createIndexKeyspace(TableSpec table, IndexSpec index) {
@@ -245,8 +305,14 @@ final class Catalog implements AutoCloseable {
             }
         }
         List<LiveIndex> live = new ArrayList<>();
-        for (IndexSpec index : t.spec().indexes()) {
-            live.add(openIndex(t, index, t.indexKeyspace(index.name())));
+        try {
+            for (IndexSpec index : t.spec().indexes()) {
+                live.add(openIndex(t, index, t.indexKeyspace(index.name())));
+            }
+        } catch (RuntimeException e) {
+            // Not published: nothing would ever close what was opened, nor the snapshots no backfill took.
+            discard(live, backfills.values(), e);
+            throw e;
         }
         TableSchema opened = t.withLive(live);
         byName.put(t.name(), opened);
@@ -260,6 +326,25 @@ final class Catalog implements AutoCloseable {
         TableIndexContext context = new TableIndexContext(this, kv, clock, t, index, keyspace);
         IndexMaintainer m = kindOf(index.kind()).open(context);
         return new LiveIndex(index, keyspace, m, context.readLock());
+    }
+
+    /** Closes maintainers opened and snapshots taken for a change that failed, adding their errors to {@code failure}. */
+    private static void discard(List<LiveIndex> opened, Collection<KvSnapshot> snapshots,
+                                RuntimeException failure) {
+        for (LiveIndex l : opened) {
+            try {
+                l.maintainer().close();
+            } catch (RuntimeException e) {
+                failure.addSuppressed(e);
+            }
+        }
+        for (KvSnapshot s : snapshots) {
+            try {
+                s.close();
+            } catch (RuntimeException e) {
+                failure.addSuppressed(e);
+            }
+        }
     }
 
     /**
@@ -419,6 +504,20 @@ final class Catalog implements AutoCloseable {
         Lock lock = changeLock(spec.name());
         lock.lock(); // no write of this table is between reading its schema and logging
         try {
+            StreamState was = old.settings().stream();
+            boolean enabling = stream.enabled() && !was.enabled();
+            // Every write of the table is logged by now (with the change lock held, no other is in flight). Waited
+            // for before anything is made: waiting is what fails for a passing reason (an interrupt, a failed
+            // fsync the log recovers from), and failing here leaves nothing to undo.
+            long logged = kv.loggedSequence();
+            if (enabling) {
+                kv.awaitDurable(logged, Durability.SYNC); // for the stream's checkpoint, below
+            } else if (!added.isEmpty()) {
+                // A new index's snapshot must hold every write of the table logged so far: one still waiting for
+                // its fsync is not visible yet, and the log after the snapshot holds no before-image of it for
+                // the new index.
+                kv.awaitVisible(logged);
+            }
             List<IndexRef> refs = new ArrayList<>();
             List<LiveIndex> live = new ArrayList<>();
             for (LiveIndex l : old.live()) {
@@ -430,35 +529,48 @@ final class Catalog implements AutoCloseable {
                             status == IndexStatus.CREATING || status == IndexStatus.FAILED));
                 }
             }
+            String hold = StreamState.holdName(old.id(), stream.labelMillis());
+            List<Integer> made = new ArrayList<>();
+            List<LiveIndex> opened = new ArrayList<>();
+            List<KvSnapshot> taken = new ArrayList<>(); // each handed to its index's backfill once published
             Map<LiveIndex, KvSnapshot> backfills = new HashMap<>();
-            for (IndexSpec index : added) {
-                int keyspace = createIndexKeyspace(spec, index);
-                // Every write of the table logged so far (with the change lock held, no other is in flight)
-                // must be in the snapshot: one still waiting for its fsync is not visible yet, and the log
-                // after the snapshot holds no before-image of it for the new index.
-                kv.awaitVisible(kv.loggedSequence());
-                KvSnapshot snapshot = kv.snapshot(); // every write logged after it knows the new index
-                kv.setLogCheckpoint(LiveIndex.checkpointName(keyspace), snapshot.sequence());
-                refs.add(new IndexRef(index.name(), keyspace, true));
-                TableSchema partial = new TableSchema(old.id(), spec, old.createdAt(), refs, old.settings(), live);
-                LiveIndex l = openIndex(partial, index, keyspace);
-                live.add(l);
-                backfills.put(l, snapshot);
+            TableSchema t;
+            try {
+                for (IndexSpec index : added) {
+                    int keyspace = createIndexKeyspace(spec, index);
+                    made.add(keyspace);
+                    KvSnapshot snapshot = kv.snapshot(); // every write logged after it knows the new index
+                    taken.add(snapshot);
+                    kv.setLogCheckpoint(LiveIndex.checkpointName(keyspace), snapshot.sequence());
+                    refs.add(new IndexRef(index.name(), keyspace, true));
+                    TableSchema partial = new TableSchema(old.id(), spec, old.createdAt(), refs, old.settings(), live);
+                    LiveIndex l = openIndex(partial, index, keyspace);
+                    opened.add(l);
+                    live.add(l);
+                    backfills.put(l, snapshot);
+                }
+                if (enabling) {
+                    // No write of the table is in flight (the change lock): every one logged so far is below the
+                    // stream's start, every later one logs its before-image for it. Read now, not before the
+                    // indexes were made: the log may have been trimmed past an LSN read then. The log is forced up
+                    // to the checkpoint, not only made visible: writes logged without SYNC are visible before they
+                    // are durable, and a checkpoint past what a power loss leaves would skip the writes a restart
+                    // logs at the lost LSNs. The checkpoint is the LSN forced, not the visible sequence read after
+                    // it, which other tables' writes may have moved past the durable log meanwhile. Costs nothing
+                    // after the wait above unless other tables logged without SYNC meanwhile.
+                    long at = kv.loggedSequence();
+                    kv.awaitDurable(at, Durability.SYNC);
+                    kv.setLogCheckpoint(hold, at);
+                }
+                t = new TableSchema(old.id(), spec, old.createdAt(), refs, old.settings().withStream(stream), live);
+                // A manifest edit that fails is never installed, and the next one starts a manifest without it
+                // (VersionSet.logAndApply): undoing after this one failed cannot leave a descriptor naming a
+                // dropped keyspace.
+                kv.updateKeyspace(old.id(), t.descriptor());
+            } catch (RuntimeException e) {
+                undoUpdate(old, made, opened, taken, enabling ? hold : null, e);
+                throw e;
             }
-            StreamState was = old.settings().stream();
-            if (stream.enabled() && !was.enabled()) {
-                // No write of the table is in flight (the change lock): every one logged so far is below the
-                // stream's start, every later one logs its before-image for it. The log is forced up to the
-                // checkpoint, not only made visible: writes logged without SYNC are visible before they are
-                // durable, and a checkpoint past what a power loss leaves would skip the writes a restart logs
-                // at the lost LSNs. The checkpoint is the LSN forced, not the visible sequence read after it,
-                // which other tables' writes may have moved past the durable log meanwhile.
-                long at = kv.loggedSequence();
-                kv.awaitDurable(at, Durability.SYNC);
-                kv.setLogCheckpoint(StreamState.holdName(old.id(), stream.labelMillis()), at);
-            }
-            TableSchema t = new TableSchema(old.id(), spec, old.createdAt(), refs, old.settings().withStream(stream), live);
-            kv.updateKeyspace(old.id(), t.descriptor());
             byName.put(spec.name(), t);
             if (was.enabled() && !stream.enabled()) {
                 // The stream and its consumers go; a crash before this is finished is finished by the next open.
@@ -470,6 +582,36 @@ final class Catalog implements AutoCloseable {
             return t.describe();
         } finally {
             lock.unlock();
+        }
+    }
+
+    /**
+     * Takes back what {@link #update} made for table {@code old} before it failed to record the change: closes the
+     * new indexes' maintainers and snapshots, and drops their keyspaces with their checkpoints and the new
+     * stream's ({@code hold}, null if none) in one edit. If that fails too, what is left belongs to no table: the
+     * next open drops it (keyspaces and index checkpoints nothing names, stream checkpoints of no enabled stream).
+     */
+    private void undoUpdate(TableSchema old, List<Integer> made, List<LiveIndex> opened,
+                            List<KvSnapshot> snapshots, String hold, RuntimeException failure) {
+        discard(opened, snapshots, failure);
+        List<String> checkpoints = new ArrayList<>();
+        made.forEach(k -> checkpoints.add(LiveIndex.checkpointName(k)));
+        if (hold != null) {
+            checkpoints.add(hold);
+        }
+        if (made.isEmpty() && checkpoints.isEmpty()) {
+            return;
+        }
+        try {
+            if (made.isEmpty()) {
+                checkpoints.forEach(kv::removeLogCheckpoint);
+            } else {
+                kv.dropKeyspaces(made, checkpoints);
+            }
+        } catch (RuntimeException e) {
+            failure.addSuppressed(e);
+            LOG.log(System.Logger.Level.WARNING, "changing table " + old.name() + " failed (" + failure + "), and so"
+                    + " did undoing it (" + e + "): what it made is dropped at the next open");
         }
     }
 

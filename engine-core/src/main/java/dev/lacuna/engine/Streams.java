@@ -123,7 +123,9 @@ final class Streams implements AutoCloseable {
 
     /**
      * Moves handle {@code h}'s consumer's durable checkpoint up to {@code lsn} (never down: retention may have
-     * moved it past).
+     * moved it past). The caller has forced the log up to {@code lsn} ({@link StreamConsumerHandle#commit} does,
+     * outside this monitor, so that other consumers' commits and retention do not wait for its fsync): a
+     * checkpoint past what a power loss leaves would skip the writes a restart logs at the lost LSNs.
      *
      * @throws TrimmedDataAccessException if retention passed the consumer
      */

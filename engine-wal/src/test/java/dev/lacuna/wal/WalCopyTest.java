@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Test;
  * {@link Wal#sync()} and {@link Wal#copyTo} (what a checkpoint of the store copies) against a power loss:
  * what they return having made durable must survive {@link MemVfs#crashClone()}. (PIT: neither was covered
  * by engine-wal's own tests, so removing the fsync of {@code sync()}, or the forces and the directory sync of
- * {@code copyTo}, went unnoticed in a per-module run.)
+ * {@code copyTo}, went unnoticed in a per-module run.) Also what a roll of an empty segment may claim durable.
  */
 class WalCopyTest {
     private static final Path DIR = Path.of("/db/wal");
@@ -71,6 +71,28 @@ class WalCopyTest {
             assertThat(first).as("the copy starts at the segment holding LSN 30").isBetween(2L, 30L);
             assertThat(WalTest.readAll(copy, first)).extracting(WalRecord::payload)
                     .containsExactlyElementsOf(appended.subList((int) first - 1, 40));
+        }
+    }
+
+    /**
+     * The first record of a new log is larger than a segment: the append rolls the empty segment first. That
+     * roll fsyncs no record, so it must not raise the durable LSN; the record is acknowledged only after its
+     * own fsync, and survives a power loss. (PIT: with a new segment's last LSN set past its first, the roll
+     * reported the coming record durable, and the {@code SYNC} append returned without an fsync.)
+     */
+    @Test
+    void shouldNotCountARollOfAnEmptySegmentAsMakingTheNextRecordDurable() {
+        MemVfs vfs = new MemVfs();
+        byte[] large = WalTest.payload(7, 5_000); // larger than SMALL's 1,024-byte segments
+        MemVfs afterPowerLoss;
+        try (Wal wal = Wal.open(vfs, DIR, WalTest.SMALL)) {
+            assertThat(wal.durableLsn()).isZero();
+            assertThat(wal.append(large, Durability.SYNC)).isEqualTo(1);
+            assertThat(wal.durableLsn()).isEqualTo(1);
+            afterPowerLoss = vfs.crashClone();
+        }
+        try (Wal reopened = Wal.open(afterPowerLoss, DIR, WalTest.SMALL)) {
+            assertThat(WalTest.readAll(reopened, 1)).extracting(WalRecord::payload).containsExactly(large);
         }
     }
 }

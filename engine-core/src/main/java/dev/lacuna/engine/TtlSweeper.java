@@ -59,6 +59,8 @@ final class TtlSweeper implements AutoCloseable {
     private final long nanosPerDelete;
     /** When the next delete may start ({@link System#nanoTime}); only the sweeping thread uses it. */
     private long nextDeleteAt;
+    /** When {@link #afterPass} last ran ({@link System#nanoTime}); only the sweeping thread uses it. */
+    private long lastAfterPass;
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition wake = lock.newCondition();
     private final Thread thread;
@@ -74,6 +76,8 @@ final class TtlSweeper implements AutoCloseable {
                Runnable afterPass) {
         this.afterPass = afterPass;
         this.nanosPerDelete = deletesPerSecond == 0 ? 0 : 1_000_000_000L / deletesPerSecond;
+        this.nextDeleteAt = System.nanoTime(); // nanoTime may be negative: compare differences only
+        this.lastAfterPass = nextDeleteAt;
         this.kv = kv;
         this.catalog = catalog;
         this.writes = writes;
@@ -113,12 +117,20 @@ final class TtlSweeper implements AutoCloseable {
                 }
                 LOG.log(Level.WARNING, "time-to-live sweep failed; the next pass tries again", e);
             }
-            try {
-                afterPass.run();
-            } catch (RuntimeException e) {
-                if (closed) {
-                    return;
-                }
+            runAfterPass();
+        }
+    }
+
+    /**
+     * Runs {@link #afterPass} (change streams' retention): after each pass, and during a pass every interval,
+     * since a paced pass over a large backlog of expired items takes hours and the log must not wait for it.
+     */
+    private void runAfterPass() {
+        lastAfterPass = System.nanoTime();
+        try {
+            afterPass.run();
+        } catch (RuntimeException e) {
+            if (!closed) {
                 LOG.log(Level.WARNING, "stream retention failed; the next pass tries again", e);
             }
         }
@@ -126,9 +138,13 @@ final class TtlSweeper implements AutoCloseable {
 
     /** Waits out the interval; false once closed. */
     private boolean rest() {
+        return await(interval.toNanos());
+    }
+
+    /** Waits {@code nanos} unless closed first; false once closed (or interrupted). */
+    private boolean await(long nanos) {
         lock.lock();
         try {
-            long nanos = interval.toNanos();
             while (!closed && nanos > 0) {
                 nanos = wake.awaitNanos(nanos);
             }
@@ -173,6 +189,9 @@ final class TtlSweeper implements AutoCloseable {
                 // A table deleted (and perhaps created again under its name) is left alone from then on.
                 while (from != null && !closed && catalog.isLive(t)) {
                     List<Item> expired = new ArrayList<>();
+                    if (System.nanoTime() - lastAfterPass >= interval.toNanos()) {
+                        runAfterPass();
+                    }
                     from = collect(t, p, from, expiry, expired, progress);
                     for (int i = 0; i < expired.size() && pace(); i++) {
                         Item item = expired.get(i);
@@ -230,24 +249,9 @@ final class TtlSweeper implements AutoCloseable {
             return !closed;
         }
         long now = System.nanoTime();
-        long due = Math.max(nextDeleteAt, now);
+        long due = nextDeleteAt - now > 0 ? nextDeleteAt : now;
         nextDeleteAt = due + nanosPerDelete;
-        if (due - now <= 0) {
-            return !closed;
-        }
-        lock.lock();
-        try {
-            long nanos = due - now;
-            while (!closed && nanos > 0) {
-                nanos = wake.awaitNanos(nanos);
-            }
-            return !closed;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return false;
-        } finally {
-            lock.unlock();
-        }
+        return due - now <= 0 ? !closed : await(due - now);
     }
 
     /**

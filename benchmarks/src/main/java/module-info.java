@@ -8,4 +8,5 @@ module dev.lacuna.benchmarks {
     requires dev.lacuna.secondary;
     requires jmh.core;
     requires rocksdbjni;
+    requires java.management; // Interleaved: the calling thread's CPU time
 }

@@ -25,6 +25,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * {@link #shutdown()}.
  */
 final class Background {
+    private static final System.Logger LOG = System.getLogger(Background.class.getName());
     private final Db db;
     private final ExecutorService executor;
     /** Every thread the pool made, so that shutdown can wait for each to be gone, not just idle. */
@@ -197,6 +198,32 @@ final class Background {
             }
         }
         db.recovered(job); // done, or stopped for good (closed, or a permanent error that stops writes anyway)
+        trimAfterFlushes();
+    }
+
+    /**
+     * Moves the log's start past what the flushes that just ended left needed. Each flush moves it only to below
+     * the oldest write still in a memtable, and partitions flush in parallel: two flushes that each computed it
+     * while the other's memtable was still unflushed both stop there, and the log kept what neither needs any
+     * more until the next flush. The last of them to end sees no such memtable. An edit is written only when
+     * the start moves; the start never moves back ({@link VersionSet} keeps the highest), so racing calls are
+     * harmless. A failure leaves the log as it was, for the next flush to trim.
+     */
+    private void trimAfterFlushes() {
+        if (db.backgroundError() != null || db.closed) {
+            return;
+        }
+        long trimTo = logNeededAfterFlushing(null);
+        if (trimTo + 1 <= db.versions.walStartLsn()) {
+            return;
+        }
+        try {
+            db.versions.logAndApply(new VersionEdit().walStartLsn(trimTo + 1), db.loggedSequence);
+            db.wal.deleteObsoleteSegments(trimTo);
+        } catch (IOException | RuntimeException e) {
+            LOG.log(System.Logger.Level.WARNING, "moving the log's start after flushes failed; the next flush"
+                    + " moves it: " + e);
+        }
     }
 
     /**

@@ -84,6 +84,15 @@ final class Errors {
         return (a + b).substring(0, 52).toUpperCase(Locale.ROOT);
     }
 
+    /** Runs {@code operation} for an SDK client, reporting a failure as the SDK's exception ({@link #translate}). */
+    static <T> T call(java.util.function.Supplier<T> operation) {
+        try {
+            return operation.get();
+        } catch (RuntimeException e) {
+            throw translate(e);
+        }
+    }
+
     /** The SDK exception DynamoDB would have caused for {@code e}. */
     static AwsServiceException translate(RuntimeException e) {
         if (e instanceof AwsServiceException sdk) {

@@ -1,8 +1,9 @@
 package dev.lacuna.dynamodb;
 
+import static dev.lacuna.dynamodb.Errors.call;
+
 import dev.lacuna.Database;
 import java.util.Objects;
-import java.util.function.Supplier;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.BatchGetItemRequest;
 import software.amazon.awssdk.services.dynamodb.model.BatchGetItemResponse;
@@ -88,14 +89,6 @@ public final class LacunaDynamoDbClient implements DynamoDbClient {
     /** A client over {@code db}; the database stays the caller's to close. */
     public static LacunaDynamoDbClient create(Database db) {
         return new LacunaDynamoDbClient(Objects.requireNonNull(db, "db"));
-    }
-
-    private static <T> T call(Supplier<T> operation) {
-        try {
-            return operation.get();
-        } catch (RuntimeException e) {
-            throw Errors.translate(e);
-        }
     }
 
     @Override

@@ -1,8 +1,9 @@
 package dev.lacuna.dynamodb;
 
+import static dev.lacuna.dynamodb.Errors.call;
+
 import dev.lacuna.Database;
 import java.util.Objects;
-import java.util.function.Supplier;
 import software.amazon.awssdk.services.dynamodb.model.DescribeStreamRequest;
 import software.amazon.awssdk.services.dynamodb.model.DescribeStreamResponse;
 import software.amazon.awssdk.services.dynamodb.model.GetRecordsRequest;
@@ -48,14 +49,6 @@ public final class LacunaDynamoDbStreamsClient implements DynamoDbStreamsClient 
     /** A client over {@code db}'s streams; the database stays the caller's to close. */
     public static LacunaDynamoDbStreamsClient create(Database db) {
         return new LacunaDynamoDbStreamsClient(Objects.requireNonNull(db, "db"));
-    }
-
-    private static <T> T call(Supplier<T> operation) {
-        try {
-            return operation.get();
-        } catch (RuntimeException e) {
-            throw Errors.translate(e);
-        }
     }
 
     @Override

@@ -40,8 +40,8 @@ public final class JmhReport {
      * One benchmark's primary result: mean score and its 99.9% error, and the median, smallest and
      * largest of the measurement iterations.
      */
-    private record Row(String benchmark, int threads, String params, Map<String, String> paramMap, double score,
-                       double error, double median, double min, double max, String unit) {
+    record Row(String benchmark, int threads, String params, Map<String, String> paramMap, double score,
+               double error, double median, double min, double max, double p99, String mode, String unit) {
         /** The method name: the part after the last dot. */
         String method() {
             return benchmark.substring(benchmark.lastIndexOf('.') + 1);
@@ -57,13 +57,33 @@ public final class JmhReport {
     private JmhReport() {
     }
 
-    /** Prints the Markdown report of the JMH JSON file named by the only argument. */
+    /**
+     * Prints the Markdown report of the JMH JSON file named by the first argument; with {@code --svg FILE}
+     * also writes the chart of queue-read time against history when the file holds QueueBenchmark results.
+     */
     public static void main(String[] args) throws IOException {
-        if (args.length != 1) {
-            System.err.println("usage: JmhReport <jmh-result.json>");
+        if (args.length != 1 && !(args.length == 3 && args[1].equals("--svg"))) {
+            System.err.println("usage: JmhReport <jmh-result.json> [--svg <queue-chart.svg>]");
             System.exit(2);
         }
-        System.out.print(render(Files.readString(Path.of(args[0]), StandardCharsets.UTF_8)));
+        String json = Files.readString(Path.of(args[0]), StandardCharsets.UTF_8);
+        System.out.print(render(json));
+        if (args.length == 3) {
+            List<Row> rows = rows(json);
+            if (rows.stream().noneMatch(r -> r.benchmark().contains(QueueReport.QUEUE))) {
+                System.err.println("no QueueBenchmark results in " + args[0] + ": no chart written");
+                System.exit(1);
+            }
+            String caption = settings(asMap(asList(Json.parse(json)).get(0)));
+            Files.writeString(Path.of(args[2]), QueueReport.svg(rows, caption), StandardCharsets.UTF_8);
+            System.out.println("\nChart written to " + args[2]);
+        }
+    }
+
+    /** The rows of a JMH JSON result document, in its order. */
+    static List<Row> rows(String json) {
+        List<Map<String, Object>> results = asList(Json.parse(json));
+        return results.stream().map(JmhReport::row).toList();
     }
 
     /** The Markdown report of a JMH JSON result document. */
@@ -87,6 +107,9 @@ public final class JmhReport {
         }
         if (rows.stream().anyMatch(r -> r.benchmark().contains(KV))) {
             out.append('\n').append(kvRatios(rows));
+        }
+        if (rows.stream().anyMatch(r -> r.benchmark().contains(QueueReport.QUEUE))) {
+            out.append('\n').append(QueueReport.tables(rows));
         }
         return out.toString();
     }
@@ -216,7 +239,8 @@ public final class JmhReport {
         return new Row((String) result.get("benchmark"), (int) number(result.get("threads")), paramText, paramMap,
                 number(primary.get("score")), number(primary.get("scoreError")),
                 number(percentiles.get("50.0")), number(percentiles.get("0.0")),
-                number(percentiles.get("100.0")), (String) primary.get("scoreUnit"));
+                number(percentiles.get("100.0")), number(percentiles.getOrDefault("99.0", "NaN")),
+                (String) result.get("mode"), (String) primary.get("scoreUnit"));
     }
 
     /** The JMH and JDK versions and iteration settings, which every quoted figure must name. */
@@ -241,7 +265,7 @@ public final class JmhReport {
         throw new IllegalArgumentException("not a number: " + value);
     }
 
-    private static String format(double value) {
+    static String format(double value) {
         if (Double.isNaN(value)) {
             return "NaN";
         }

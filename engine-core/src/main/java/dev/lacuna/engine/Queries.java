@@ -21,7 +21,6 @@ import dev.lacuna.expr.KeyTerm;
 import dev.lacuna.expr.Placeholders;
 import dev.lacuna.expr.ProjectionExpression;
 import dev.lacuna.item.ItemCodec;
-import dev.lacuna.item.ItemSize;
 import dev.lacuna.item.KeyEncoding;
 import dev.lacuna.kv.KvCursor;
 import dev.lacuna.kv.KvSnapshot;
@@ -507,9 +506,10 @@ final class Queries {
 
         void add(byte[] key, byte[] value) {
             // A corrupt value is reported as <item>: building a name from the key here would cost every read.
-            Item item = ItemCodec.decode(value);
+            ItemCodec.Sized sized = ItemCodec.decodeSized(value);
+            Item item = sized.item();
             scanned++;
-            bytes += ItemSize.of(item);
+            bytes += sized.size();
             last = item;
             if (fetchAt != null) {
                 item = fetch(item);

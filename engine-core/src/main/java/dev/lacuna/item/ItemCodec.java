@@ -84,6 +84,18 @@ public final class ItemCodec {
         return ItemDecoder.decode(new ByteIn(buf, offset, length, file, fileOffset));
     }
 
+    /** A decoded item and its DynamoDB size ({@link ItemSize#of}), counted while it was decoded. */
+    public record Sized(Item item, long size) {
+    }
+
+    /**
+     * Decodes {@code bytes} as {@link #decode(byte[])} does and returns the item's {@link ItemSize#of} size
+     * with it, counted from the lengths read rather than by walking the decoded item again.
+     */
+    public static Sized decodeSized(byte[] bytes) {
+        return ItemDecoder.decodeSized(new ByteIn(bytes, 0, bytes.length, UNKNOWN_FILE, 0));
+    }
+
     private static void writeValue(AttributeValue value, int level, String attribute, ByteOut out) {
         if (value instanceof AttributeValue.S s) {
             out.write(TAG_S);

@@ -37,6 +37,21 @@ class ItemCodecTest {
     }
 
     @Test
+    void shouldCountWhileDecodingTheSameSizeAsItemSizeOfTheDecodedItem() {
+        Seeds.check("item size while decoding", values -> {
+            long total = 0;
+            for (int i = 0; i < CASES; i++) {
+                Item item = values.item(8, 4);
+                ItemCodec.Sized sized = ItemCodec.decodeSized(ItemCodec.encode(item));
+                assertThat(sized.item()).isEqualTo(item);
+                assertThat(sized.size()).as("size of %s", item).isEqualTo(ItemSize.of(item));
+                total += sized.size();
+            }
+            assertThat(total).isPositive();
+        });
+    }
+
+    @Test
     void shouldRoundTripNumbersOfEveryDigitCountBothSidesOfWhatALongHolds() {
         // The decoder gathers up to 18 digits in a long and longer numbers in a char array: every count from
         // 1 to 38, odd and even, with and without a fraction, both signs, must come back exactly.

@@ -31,6 +31,8 @@ public final class ItemCodec {
     public static final int MAX_DEPTH = 32;
     /** The file named by {@link CorruptionException}s of {@link #decode(byte[])}. */
     public static final String UNKNOWN_FILE = "<item>";
+    /** The longest attribute name an {@link Item} can have, in UTF-8 bytes (DynamoDB: less than 64 KB). */
+    static final int MAX_NAME_BYTES = 65535;
 
     static final int TAG_S = 0x01;
     static final int TAG_N = 0x02;

@@ -50,10 +50,13 @@ final class ItemDecoder {
         }
         // an attribute is at least a name length, one byte of name and a type byte
         int count = in.length("attribute count", 3);
-        LinkedHashMap<String, AttributeValue> attributes = new LinkedHashMap<>();
+        DecodedAttributes attributes = new DecodedAttributes(count);
         for (int i = 0; i < count; i++) {
             int nameAt = in.position();
             int nameBytes = in.length("attribute name length", 1);
+            if (nameBytes > ItemCodec.MAX_NAME_BYTES) {
+                throw in.corrupt(nameAt, "attribute name of " + nameBytes + " bytes, more than an item can have");
+            }
             String name = in.utf8(nameBytes);
             if (name.isEmpty()) {
                 throw in.corrupt(nameAt, "empty attribute name");

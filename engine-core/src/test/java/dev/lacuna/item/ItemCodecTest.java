@@ -162,6 +162,30 @@ class ItemCodecTest {
     }
 
     @Test
+    void shouldRefuseAnAttributeNameLongerThanAnItemCanHave() {
+        // Item.of refuses a name over 65,535 UTF-8 bytes; decoded items skip its checks, so the decoder must.
+        byte[] bytes = new byte[1 + 1 + 3 + 65_536 + 1];
+        bytes[0] = 1;
+        bytes[1] = 1;
+        bytes[2] = (byte) 0x80; // varint 65,536
+        bytes[3] = (byte) 0x80;
+        bytes[4] = 0x04;
+        java.util.Arrays.fill(bytes, 5, 5 + 65_536, (byte) 'a');
+        bytes[bytes.length - 1] = 0x06;
+        assertThatThrownBy(() -> ItemCodec.decode(bytes, 0, bytes.length, "000007.sst", 1000))
+                .isInstanceOfSatisfying(CorruptionException.class, e -> {
+                    assertThat(e.offset()).isEqualTo(1002L);
+                    assertThat(e.getMessage()).contains("attribute name of 65536 bytes");
+                });
+        byte[] longest = java.util.Arrays.copyOf(bytes, bytes.length - 1);
+        longest[2] = (byte) 0xFF; // varint 65,535
+        longest[3] = (byte) 0xFF;
+        longest[4] = 0x03;
+        longest[longest.length - 1] = 0x06;
+        assertThat(ItemCodec.decode(longest).attributes().keySet().iterator().next()).hasSize(65_535);
+    }
+
+    @Test
     void shouldDecodeASliceAndNameThePlaceholderFileByDefault() {
         byte[] item = ItemCodec.encode(Item.builder().s("pk", "x").build());
         byte[] framed = new byte[item.length + 10];

@@ -70,7 +70,7 @@ public final class DynamoDbEndpoint implements AutoCloseable {
         this.streams = streams;
         this.options = options;
         this.signatures = options.requiresSignature()
-                ? new SigV4(options.credentials(), options.clock(), options.clockSkew()) : null;
+                ? new SigV4(options.credentials(), options.sessionTokens(), options.clock(), options.clockSkew()) : null;
         this.server = HttpServer.create(new InetSocketAddress(options.host(), options.port()), 0);
         AtomicInteger n = new AtomicInteger();
         ThreadFactory threads = r -> {

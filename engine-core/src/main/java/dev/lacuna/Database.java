@@ -37,6 +37,12 @@ import java.util.Optional;
  * <p>This class is a facade: each method hands its request to the item engine in one call.
  */
 public final class Database implements AutoCloseable {
+    /**
+     * How long a shard iterator stays valid after {@link #getShardIterator} or {@link #getRecords} handed it out,
+     * by the database's clock ({@link DatabaseOptions#clock()}): 15 minutes, as DynamoDB Streams'.
+     */
+    public static final java.time.Duration SHARD_ITERATOR_LIFETIME = java.time.Duration.ofMinutes(15);
+
     private final ItemEngine engine;
 
     private Database(ItemEngine engine) {
@@ -223,7 +229,8 @@ public final class Database implements AutoCloseable {
      * encoding the stream, the shard and a position in the log (DynamoDB Streams' {@code GetShardIterator}). The
      * database keeps nothing per iterator: it costs nothing to drop, stays valid across a restart, and does not
      * keep the log — records past the stream's retention are gone whether or not an iterator points at them.
-     * Lacuna's iterators do not expire after 15 minutes as DynamoDB's do.
+     * It expires {@link #SHARD_ITERATOR_LIFETIME} (15 minutes) after this call by the database's clock, as
+     * DynamoDB's do.
      *
      * @param type           where to start: {@code TRIM_HORIZON} (the oldest record held), {@code LATEST} (writes
      *                       made after this call), {@code AT_SEQUENCE_NUMBER} or {@code AFTER_SEQUENCE_NUMBER}
@@ -250,7 +257,9 @@ public final class Database implements AutoCloseable {
      * @throws ValidationException         if the iterator is not one {@link #getShardIterator} or this method made
      *                                     ("Invalid ShardIterator"), or the limit is out of range
      * @throws ResourceNotFoundException   if the stream was disabled or its table deleted
-     * @throws TrimmedDataAccessException  if retention dropped records at the iterator's position
+     * @throws TrimmedDataAccessException  if retention dropped records at the iterator's position (checked first)
+     * @throws ExpiredIteratorException    if the iterator was handed out more than {@link #SHARD_ITERATOR_LIFETIME}
+     *                                     ago; the next iterator returned starts a lifetime of its own
      */
     public ShardRecords getRecords(String shardIterator, int limit) {
         return engine.getRecords(shardIterator, limit);
@@ -382,6 +391,20 @@ public final class Database implements AutoCloseable {
      */
     public List<Optional<Item>> transactGetItems(List<TransactGet> gets) {
         return engine.transactGetItems(gets);
+    }
+
+    /**
+     * Approximate items and bytes of table {@code name} and of each of its indexes, from the counts its files and
+     * memtables keep (nothing is read from disk, so it is cheap): DynamoDB's {@code ItemCount},
+     * {@code TableSizeBytes} and {@code IndexSizeBytes}, which DynamoDB too reports approximately (it updates them
+     * about every six hours). Live items are estimated as entries less twice the deletions, so an item overwritten
+     * since the last compaction counts more than once until a compaction merges its versions; bytes are the
+     * stored (compressed) bytes in proportion. Not exact: count with a {@code Scan} and {@code Select.COUNT}.
+     *
+     * @throws ResourceNotFoundException if there is no such table
+     */
+    public TableSizeEstimate estimateSize(String name) {
+        return engine.estimateSize(Objects.requireNonNull(name, "name"));
     }
 
     /** Counters and the shape of the storage engine (files per level, compactions, the log). */

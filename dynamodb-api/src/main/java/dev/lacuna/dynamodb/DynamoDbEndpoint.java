@@ -70,7 +70,7 @@ public final class DynamoDbEndpoint implements AutoCloseable {
         this.streams = streams;
         this.options = options;
         this.signatures = options.requiresSignature()
-                ? new SigV4(options.credentials(), options.clock(), options.clockSkew()) : null;
+                ? new SigV4(options.credentials(), options.sessionTokens(), options.clock(), options.clockSkew()) : null;
         this.server = HttpServer.create(new InetSocketAddress(options.host(), options.port()), 0);
         AtomicInteger n = new AtomicInteger();
         ThreadFactory threads = r -> {
@@ -94,9 +94,16 @@ public final class DynamoDbEndpoint implements AutoCloseable {
         Objects.requireNonNull(options, "options");
         // The JDK's server writes a response's headers and body as two segments; with Nagle's algorithm on, the body
         // waits for the client's delayed ACK of the headers (tens of milliseconds per request). Its only switch is
-        // this property, read once when the JDK's server first starts in the JVM; an explicit setting is kept.
-        if (System.getProperty(NO_DELAY) == null) {
+        // this property, JVM-wide and read once when the JDK's server first starts in the JVM: set only when the
+        // embedder asked for it, and an explicit setting is kept.
+        if (options.jvmWideNoDelay() && System.getProperty(NO_DELAY) == null) {
             System.setProperty(NO_DELAY, "true");
+        }
+        if (!Boolean.getBoolean(NO_DELAY)) {
+            LOG.log(System.Logger.Level.INFO, "DynamoDB endpoint: the JDK's HTTP server sends with Nagle's algorithm"
+                    + " on ({0} is not true), so a response may wait tens of milliseconds for the client's delayed ACK;"
+                    + " set it to true before the JVM's first HTTP server starts, or EndpointOptions.jvmWideNoDelay",
+                    NO_DELAY);
         }
         DynamoDbEndpoint endpoint;
         try {

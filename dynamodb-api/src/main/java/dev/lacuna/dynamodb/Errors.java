@@ -2,6 +2,7 @@ package dev.lacuna.dynamodb;
 
 import dev.lacuna.CancellationReason;
 import dev.lacuna.ConditionalCheckFailedException;
+import dev.lacuna.ExpiredIteratorException;
 import dev.lacuna.IdempotentParameterMismatchException;
 import dev.lacuna.ResourceInUseException;
 import dev.lacuna.ResourceNotFoundException;
@@ -25,6 +26,8 @@ import software.amazon.awssdk.services.dynamodb.model.InternalServerErrorExcepti
 final class Errors {
     private static final System.Logger LOG = System.getLogger(Errors.class.getName());
     static final String SERVICE = "DynamoDb";
+    /** The service name the SDK's DynamoDB Streams client puts in its exceptions' error details. */
+    static final String STREAMS_SERVICE = "DynamoDbStreams";
     private static final String UNKNOWN = "UNKNOWN_TO_SDK_VERSION";
 
     private Errors() {
@@ -93,6 +96,28 @@ final class Errors {
         }
     }
 
+    /**
+     * Runs {@code operation} for the SDK's DynamoDB Streams client: as {@link #call}, the exception naming the service
+     * as the SDK's own Streams client does ({@value #STREAMS_SERVICE}), so that code logging or checking
+     * {@code awsErrorDetails().serviceName()} sees the same in-process and over HTTP.
+     */
+    static <T> T callStreams(java.util.function.Supplier<T> operation) {
+        try {
+            return operation.get();
+        } catch (RuntimeException e) {
+            AwsServiceException sdk = translate(e);
+            throw (AwsServiceException) sdk.toBuilder().awsErrorDetails(sdk.awsErrorDetails().toBuilder()
+                    .serviceName(STREAMS_SERVICE).build()).build();
+        }
+    }
+
+    /** DynamoDB's {@code LimitExceededException} (HTTP 400) with {@code message}. */
+    static AwsServiceException limitExceeded(String message) {
+        return (AwsServiceException) software.amazon.awssdk.services.dynamodb.model.LimitExceededException.builder()
+                .message(message).statusCode(400).requestId(requestId())
+                .awsErrorDetails(details("LimitExceededException", message)).build();
+    }
+
     /** The SDK exception DynamoDB would have caused for {@code e}. */
     static AwsServiceException translate(RuntimeException e) {
         if (e instanceof AwsServiceException sdk) {
@@ -131,6 +156,11 @@ final class Errors {
             return (AwsServiceException) software.amazon.awssdk.services.dynamodb.model.TrimmedDataAccessException
                     .builder().message(e.getMessage()).statusCode(400).requestId(id)
                     .awsErrorDetails(details("TrimmedDataAccessException", e.getMessage())).build();
+        }
+        if (e instanceof ExpiredIteratorException) {
+            return (AwsServiceException) software.amazon.awssdk.services.dynamodb.model.ExpiredIteratorException
+                    .builder().message(e.getMessage()).statusCode(400).requestId(id)
+                    .awsErrorDetails(details("ExpiredIteratorException", e.getMessage())).build();
         }
         if (e instanceof ResourceInUseException) {
             return (AwsServiceException) software.amazon.awssdk.services.dynamodb.model.ResourceInUseException

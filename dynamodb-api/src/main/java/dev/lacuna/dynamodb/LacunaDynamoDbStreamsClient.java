@@ -1,6 +1,6 @@
 package dev.lacuna.dynamodb;
 
-import static dev.lacuna.dynamodb.Errors.call;
+import static dev.lacuna.dynamodb.Errors.callStreams;
 
 import dev.lacuna.Database;
 import java.util.Objects;
@@ -32,10 +32,12 @@ import software.amazon.awssdk.services.dynamodb.streams.DynamoDbStreamsClient;
  * <p>Operations: ListStreams, DescribeStream, GetShardIterator, GetRecords ({@link Database#getRecords}). A stream
  * has one shard per hash partition of its table; shards are never split or closed while the stream is enabled, so
  * {@code EndingSequenceNumber} and {@code ParentShardId} are never set and {@code NextShardIterator} is never null.
- * Iterators are stateless and do not expire (DynamoDB's do after 15 minutes). Errors are the SDK's exceptions as
- * DynamoDB Streams would cause them: {@code ResourceNotFoundException} (a stream disabled, a table deleted),
- * {@code TrimmedDataAccessException} (a position past the stream's retention), and a {@code DynamoDbException}
- * whose error code is {@code ValidationException} for a malformed request or iterator.
+ * Iterators are stateless and expire 15 minutes after they were handed out, by the database's clock, as DynamoDB's
+ * do. Errors are the SDK's exceptions as DynamoDB Streams would cause them, their error details naming the service
+ * "DynamoDbStreams" as the SDK's own client does: {@code ResourceNotFoundException} (a stream disabled, a table
+ * deleted), {@code TrimmedDataAccessException} (a position past the stream's retention),
+ * {@code ExpiredIteratorException} (an iterator older than 15 minutes), and a {@code DynamoDbException} whose error
+ * code is {@code ValidationException} for a malformed request or iterator.
  *
  * <p>Thread-safe, as the database is. {@link #close()} does nothing to the database, which its opener closes.
  */
@@ -53,22 +55,22 @@ public final class LacunaDynamoDbStreamsClient implements DynamoDbStreamsClient 
 
     @Override
     public ListStreamsResponse listStreams(ListStreamsRequest request) {
-        return call(() -> api.list(request));
+        return callStreams(() -> api.list(request));
     }
 
     @Override
     public DescribeStreamResponse describeStream(DescribeStreamRequest request) {
-        return call(() -> api.describe(request));
+        return callStreams(() -> api.describe(request));
     }
 
     @Override
     public GetShardIteratorResponse getShardIterator(GetShardIteratorRequest request) {
-        return call(() -> api.shardIterator(request));
+        return callStreams(() -> api.shardIterator(request));
     }
 
     @Override
     public GetRecordsResponse getRecords(GetRecordsRequest request) {
-        return call(() -> api.records(request));
+        return callStreams(() -> api.records(request));
     }
 
     /** {@value DynamoDbStreamsClient#SERVICE_NAME}, as the SDK's own client. */

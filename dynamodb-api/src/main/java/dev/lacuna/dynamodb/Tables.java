@@ -7,6 +7,7 @@ import dev.lacuna.IndexSpec;
 import dev.lacuna.KeyAttribute;
 import dev.lacuna.StreamSpecification;
 import dev.lacuna.StreamViewType;
+import dev.lacuna.TableSizeEstimate;
 import dev.lacuna.TableSpec;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -63,6 +64,9 @@ import software.amazon.awssdk.services.dynamodb.model.UpdateTimeToLiveResponse;
  * table class, encryption) have no meaning here and are accepted and ignored; a table reports on-demand billing.
  */
 final class Tables {
+    /** The size of a table just created (or gone): nothing. */
+    static final TableSizeEstimate NO_SIZE = new TableSizeEstimate(dev.lacuna.SizeEstimate.EMPTY, Map.of());
+
     /** The ARN prefix of Lacuna's tables: a region and account that are not AWS's. */
     static final String ARN_PREFIX = "arn:aws:dynamodb:lacuna:000000000000:table/";
 
@@ -118,12 +122,13 @@ final class Tables {
         if (r.hasTags() && !r.tags().isEmpty()) {
             db.tagResource(name, tags(r.tags()));
         }
-        return CreateTableResponse.builder().tableDescription(describe(created)).build();
+        return CreateTableResponse.builder().tableDescription(describe(created, NO_SIZE)).build();
     }
 
     DescribeTableResponse describe(DescribeTableRequest r) {
-        return DescribeTableResponse.builder()
-                .table(describe(db.describeTable(Errors.required(r.tableName(), "tableName")))).build();
+        String name = Errors.required(r.tableName(), "tableName");
+        dev.lacuna.TableDescription t = db.describeTable(name);
+        return DescribeTableResponse.builder().table(describe(t, size(name))).build();
     }
 
     ListTablesResponse list(ListTablesRequest r) {
@@ -152,9 +157,11 @@ final class Tables {
     }
 
     DeleteTableResponse delete(DeleteTableRequest r) {
-        dev.lacuna.TableDescription gone = db.deleteTable(Errors.required(r.tableName(), "tableName"));
+        String name = Errors.required(r.tableName(), "tableName");
+        TableSizeEstimate size = size(name); // as DynamoDB's answer: the table as it was when deleted
+        dev.lacuna.TableDescription gone = db.deleteTable(name);
         return DeleteTableResponse.builder()
-                .tableDescription(describe(gone).toBuilder().tableStatus(TableStatus.DELETING).build()).build();
+                .tableDescription(describe(gone, size).toBuilder().tableStatus(TableStatus.DELETING).build()).build();
     }
 
     /**
@@ -178,8 +185,11 @@ final class Tables {
             }
         }
         boolean indexUpdates = r.hasGlobalSecondaryIndexUpdates() && !r.globalSecondaryIndexUpdates().isEmpty();
+        if (indexUpdates) {
+            checkOneIndexChange(r.globalSecondaryIndexUpdates(), current);
+        }
         if (!indexUpdates && stream == null) {
-            return UpdateTableResponse.builder().tableDescription(describe(current)).build();
+            return UpdateTableResponse.builder().tableDescription(describe(current, size(name))).build();
         }
         Map<String, AttributeValue.Type> defined = definitions(r.attributeDefinitions());
         Set<String> used = new LinkedHashSet<>();
@@ -202,7 +212,37 @@ final class Tables {
         }
         dev.lacuna.TableDescription updated = db.updateTable(new TableSpec(name, spec.partitionKey(), spec.sortKey(),
                 spec.partitions(), indexes, stream));
-        return UpdateTableResponse.builder().tableDescription(describe(updated)).build();
+        return UpdateTableResponse.builder().tableDescription(describe(updated, size(name))).build();
+    }
+
+    /**
+     * DynamoDB's rule for online index changes: one global index created or deleted per UpdateTable call, and none
+     * while another of the table's is still being created (backfilled); otherwise DynamoDB's
+     * {@code LimitExceededException}, which clients retry once the index is ACTIVE. (An {@code Update} action,
+     * capacity only, changes nothing here and is not counted.) Checked against the description just read: a change
+     * that another UpdateTable started meanwhile is not seen, and the engine then makes both.
+     */
+    private static void checkOneIndexChange(List<GlobalSecondaryIndexUpdate> updates,
+                                            dev.lacuna.TableDescription current) {
+        long changes = updates.stream().filter(u -> u.create() != null || u.delete() != null).count();
+        boolean creating = current.indexes().stream()
+                .anyMatch(i -> i.status() == dev.lacuna.IndexStatus.CREATING);
+        if (changes > 1 || (changes == 1 && creating)) {
+            throw Errors.limitExceeded(ONE_INDEX_AT_A_TIME);
+        }
+    }
+
+    /** DynamoDB's words when an UpdateTable would create or delete a second index at once. */
+    static final String ONE_INDEX_AT_A_TIME = "Subscriber limit exceeded: Only 1 online index can be created or deleted"
+            + " simultaneously per table";
+
+    /** The table's approximate size ({@link Database#estimateSize}), nothing if it was deleted meanwhile. */
+    private TableSizeEstimate size(String name) {
+        try {
+            return db.estimateSize(name);
+        } catch (dev.lacuna.ResourceNotFoundException e) {
+            return NO_SIZE;
+        }
     }
 
     /**
@@ -363,8 +403,13 @@ final class Tables {
         return spec.withProjection(IndexSpec.Projection.INCLUDE, projection.nonKeyAttributes().toArray(String[]::new));
     }
 
-    /** DynamoDB's description of a Lacuna table. */
-    static TableDescription describe(dev.lacuna.TableDescription t) {
+    /**
+     * DynamoDB's description of a Lacuna table, with {@code size}'s approximate {@code ItemCount},
+     * {@code TableSizeBytes} and, per index, {@code ItemCount} and {@code IndexSizeBytes}. DynamoDB too reports
+     * these approximately (it updates them about every six hours); Lacuna's are estimates from its files' and
+     * memtables' counts, current but not exact ({@link Database#estimateSize}).
+     */
+    static TableDescription describe(dev.lacuna.TableDescription t, TableSizeEstimate size) {
         TableSpec spec = t.spec();
         Map<String, AttributeValue.Type> attributes = new LinkedHashMap<>();
         attributes.put(spec.partitionKey().name(), spec.partitionKey().type());
@@ -385,11 +430,13 @@ final class Tables {
                 boolean creating = status == dev.lacuna.IndexStatus.CREATING;
                 globals.add(GlobalSecondaryIndexDescription.builder().indexName(i.name()).keySchema(keySchema(i))
                         .projection(projection(i)).indexStatus(indexStatus(status))
-                        .backfilling(creating ? Boolean.TRUE : null).indexSizeBytes(0L).itemCount(0L)
+                        .backfilling(creating ? Boolean.TRUE : null)
+                        .indexSizeBytes(size.index(i.name()).sizeBytes()).itemCount(size.index(i.name()).itemCount())
                         .indexArn(arn + "/index/" + i.name()).provisionedThroughput(throughput()).build());
             } else {
                 locals.add(LocalSecondaryIndexDescription.builder().indexName(i.name()).keySchema(keySchema(i))
-                        .projection(projection(i)).indexSizeBytes(0L).itemCount(0L)
+                        .projection(projection(i)).indexSizeBytes(size.index(i.name()).sizeBytes())
+                        .itemCount(size.index(i.name()).itemCount())
                         .indexArn(arn + "/index/" + i.name()).build());
             }
         }
@@ -401,7 +448,8 @@ final class Tables {
                         .getBytes(java.nio.charset.StandardCharsets.UTF_8)).toString())
                 .tableStatus(TableStatus.ACTIVE).creationDateTime(t.createdAt())
                 .attributeDefinitions(definitions).keySchema(keySchema(spec.partitionKey(), spec.sortKey()))
-                .itemCount(0L).tableSizeBytes(0L).provisionedThroughput(throughput())
+                .itemCount(size.table().itemCount()).tableSizeBytes(size.table().sizeBytes())
+                .provisionedThroughput(throughput())
                 .billingModeSummary(BillingModeSummary.builder().billingMode(BillingMode.PAY_PER_REQUEST).build())
                 .deletionProtectionEnabled(false);
         if (t.streamSpecification().streamEnabled()) {

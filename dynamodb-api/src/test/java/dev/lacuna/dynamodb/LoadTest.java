@@ -25,10 +25,12 @@ import software.amazon.awssdk.services.dynamodb.model.ScalarAttributeType;
  * SDK clients, mixed operations (conditional puts, gets, counter updates, queries), and nothing lost — every
  * acknowledged put is read back, every counter equals the increments acknowledged. The same load runs on the
  * in-process client beside it. Requests per second and p99 latency are printed, never asserted (speed is measured,
- * not tested).
+ * not tested). A longer run: {@code -Ddynamodb.load.ops=N} (requests per client), {@code -Ddynamodb.load.clients=N};
+ * {@code -Ddynamodb.http.nodelay=false} runs HTTP with Nagle's algorithm on, as an embedder that leaves the JDK
+ * server's JVM-wide switch alone gets it ({@link EndpointOptions#jvmWideNoDelay()}).
  */
 class LoadTest {
-    private static final int CLIENTS = 4;
+    private static final int CLIENTS = Integer.getInteger("dynamodb.load.clients", 4);
     private static final int OPS = Integer.getInteger("dynamodb.load.ops", 300);
 
     @Test
@@ -82,7 +84,9 @@ class LoadTest {
         assertThat(counted).as("acknowledged increments counted").isEqualTo(increments);
         Histogram h = latencies.getIntervalHistogram();
         System.out.printf(Locale.ROOT, "dynamodb load, %s: %d clients x %d requests, %.0f requests/s, p50 %.2f ms,"
-                        + " p99 %.2f ms, max %.2f ms; lost acknowledged writes: 0%n", way, CLIENTS, OPS,
+                        + " p99 %.2f ms, max %.2f ms; lost acknowledged writes: 0%n",
+                way.equals("http") ? "http (nodelay " + Boolean.getBoolean("sun.net.httpserver.nodelay") + ")" : way,
+                CLIENTS, OPS,
                 h.getTotalCount() / seconds, h.getValueAtPercentile(50) / 1e3, h.getValueAtPercentile(99) / 1e3,
                 h.getMaxValue() / 1e3);
     }

@@ -10,6 +10,10 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.core.SdkBytes;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+import software.amazon.awssdk.services.dynamodb.model.BatchGetItemResponse;
+import software.amazon.awssdk.services.dynamodb.model.BatchWriteItemResponse;
+import software.amazon.awssdk.services.dynamodb.model.KeysAndAttributes;
+import software.amazon.awssdk.services.dynamodb.model.WriteRequest;
 import software.amazon.awssdk.services.dynamodb.model.PutItemRequest;
 import software.amazon.awssdk.services.dynamodb.model.ReturnValue;
 import software.amazon.awssdk.services.dynamodb.model.TableDescription;
@@ -53,6 +57,27 @@ class SdkJsonTest {
         TableDescription back = (TableDescription) json.read(out, SdkJson.pojo(TableDescription::builder).get());
         assertThat(back.creationDateTime()).isEqualTo(Instant.ofEpochMilli(1_700_000_000_123L));
         assertThat(back.hasKeySchema()).isFalse();
+    }
+
+    @Test
+    void shouldWriteUnprocessedKeysAndItemsInDynamoDbsShapeAndReadThemBack() {
+        var unprocessedKeys = BatchGetItemResponse.builder().responses(Map.of("T", List.of()))
+                .unprocessedKeys(Map.of("T", KeysAndAttributes.builder().keys(Map.of("pk", AttributeValue.fromS("a")))
+                        .consistentRead(true).projectionExpression("pk").build())).build();
+        byte[] keys = json.write(unprocessedKeys);
+        assertThat(new String(keys, StandardCharsets.UTF_8)).isEqualTo("{\"Responses\":{\"T\":[]},\"UnprocessedKeys\":"
+                + "{\"T\":{\"Keys\":[{\"pk\":{\"S\":\"a\"}}],\"ConsistentRead\":true,\"ProjectionExpression\":\"pk\"}}}");
+        assertThat(json.read(keys, SdkJson.pojo(BatchGetItemResponse::builder).get())).isEqualTo(unprocessedKeys);
+
+        // Lacuna applies a write batch whole, so the endpoint never leaves items unprocessed; the shape is DynamoDB's.
+        var unprocessedItems = BatchWriteItemResponse.builder().unprocessedItems(Map.of("T", List.of(
+                WriteRequest.builder().putRequest(p -> p.item(Map.of("pk", AttributeValue.fromS("a")))).build(),
+                WriteRequest.builder().deleteRequest(d -> d.key(Map.of("pk", AttributeValue.fromS("b")))).build())))
+                .build();
+        byte[] items = json.write(unprocessedItems);
+        assertThat(new String(items, StandardCharsets.UTF_8)).isEqualTo("{\"UnprocessedItems\":{\"T\":["
+                + "{\"PutRequest\":{\"Item\":{\"pk\":{\"S\":\"a\"}}}},{\"DeleteRequest\":{\"Key\":{\"pk\":{\"S\":\"b\"}}}}]}}");
+        assertThat(json.read(items, SdkJson.pojo(BatchWriteItemResponse::builder).get())).isEqualTo(unprocessedItems);
     }
 
     @Test

@@ -7,11 +7,8 @@ import dev.lacuna.Database;
 import dev.lacuna.DatabaseOptions;
 import dev.lacuna.vfs.MemVfs;
 import java.nio.file.Path;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -87,33 +84,5 @@ class StreamsTrimmedTest {
             }
         }
         return out;
-    }
-
-    /** A clock the test moves. */
-    private static final class ManualClock extends Clock {
-        private volatile Instant now;
-
-        ManualClock(Instant start) {
-            now = start;
-        }
-
-        void advance(Duration d) {
-            now = now.plus(d);
-        }
-
-        @Override
-        public ZoneId getZone() {
-            return ZoneOffset.UTC;
-        }
-
-        @Override
-        public Clock withZone(ZoneId zone) {
-            return this;
-        }
-
-        @Override
-        public Instant instant() {
-            return now;
-        }
     }
 }

@@ -27,7 +27,7 @@ class TablesDescribeTest {
                 .index(IndexSpec.global("ByAssignee", new KeyAttribute("assignee", AttributeValue.Type.S), null))
                 .build();
         IndexDescription index = new IndexDescription("ByAssignee", 7, status, done, total, 10, 0, 0);
-        return Tables.describe(new dev.lacuna.TableDescription(spec, 5, "ACTIVE", Instant.EPOCH, List.of(index)));
+        return Tables.describe(new dev.lacuna.TableDescription(spec, 5, "ACTIVE", Instant.EPOCH, List.of(index)), Tables.NO_SIZE);
     }
 
     private static GlobalSecondaryIndexDescription index(TableDescription t) {

@@ -55,7 +55,7 @@ public final class ItemEngine implements AutoCloseable {
         this.pointReads = new PointReads(kv, catalog, options.clock(), options.returnExpiredItems());
         this.queries = new Queries(kv, options.clock(), options.returnExpiredItems());
         this.streams = new Streams(catalog, kv, options.clock(), options.streamRetention());
-        this.shards = new StreamShards(catalog, kv);
+        this.shards = new StreamShards(catalog, kv, options.clock());
         this.sweeper = new TtlSweeper(kv, catalog, writes, options.clock(), options.timeToLiveSweepInterval(),
                 options.timeToLiveSweepRate(), streams::enforceRetentionInBackground);
         sweeper.start();
@@ -209,6 +209,23 @@ public final class ItemEngine implements AutoCloseable {
 
     public KvStats storageStats() {
         return kv.stats();
+    }
+
+    /** See {@link dev.lacuna.Database#estimateSize}: from the counts the table's and indexes' keyspaces keep. */
+    public dev.lacuna.TableSizeEstimate estimateSize(String name) {
+        kv.checkOpen();
+        TableSchema t = catalog.get(name);
+        return catalog.whileLive(t, () -> {
+            java.util.Map<String, dev.lacuna.SizeEstimate> indexes = new java.util.HashMap<>();
+            for (IndexRef r : t.indexRefs()) {
+                indexes.put(r.name(), estimate(kv.keyspaceStats(r.keyspace())));
+            }
+            return new dev.lacuna.TableSizeEstimate(estimate(kv.keyspaceStats(t.id())), indexes);
+        });
+    }
+
+    private static dev.lacuna.SizeEstimate estimate(dev.lacuna.kv.KeyspaceStats s) {
+        return new dev.lacuna.SizeEstimate(s.estimatedLiveEntries(), s.estimatedLiveBytes());
     }
 
     public void flush() {

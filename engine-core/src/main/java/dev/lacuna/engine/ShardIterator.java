@@ -15,10 +15,14 @@ import java.util.zip.CRC32;
  * string carries everything (the engine keeps nothing per iterator), so it outlives a restart.
  *
  * <pre>
- *   "L1" base64url( table id: int | label ms: long | partition: int | lsn: long | after index: int
- *                   | log segment: long | offset: long
+ *   "L2" base64url( table id: int | label ms: long | partition: int | lsn: long | after index: int
+ *                   | log segment: long | offset: long | issued ms: long
  *                   | table name length: short | table name: UTF-8 | CRC32 of all before: int )
  * </pre>
+ *
+ * {@code issued} is when the iterator was handed out, by the database's clock: it expires
+ * {@link dev.lacuna.Database#SHARD_ITERATOR_LIFETIME} later, as DynamoDB's do. Version L1 (before iterators carried
+ * it) is refused as expired: its age is unknown, and the remedy for both is the same (a new iterator).
  *
  * The position is "every record of the shard whose sequence number is above ({@code lsn}, {@code afterIndex})":
  * {@code afterIndex} -1 means log record {@code lsn} has not been read at all. {@code segment} and {@code offset}
@@ -27,15 +31,18 @@ import java.util.zip.CRC32;
  * from a real one (it is not a signature: an iterator names nothing a caller could not read anyway).
  */
 record ShardIterator(String table, int tableId, long labelMillis, int partition, long lsn, int afterIndex,
-                     long segment, long offset) {
-    private static final String VERSION = "L1";
+                     long segment, long offset, long issuedMillis) {
+    private static final String VERSION = "L2";
+    private static final String OLD_VERSION = "L1";
+    /** {@link #issuedMillis} of an iterator of a version that did not carry it. */
+    static final long UNKNOWN_ISSUE = Long.MIN_VALUE;
 
     /** The iterator string. */
     String encode() {
         byte[] name = table.getBytes(StandardCharsets.UTF_8);
-        ByteBuffer b = ByteBuffer.allocate(4 + 8 + 4 + 8 + 4 + 8 + 8 + 2 + name.length + 4);
+        ByteBuffer b = ByteBuffer.allocate(4 + 8 + 4 + 8 + 4 + 8 + 8 + 8 + 2 + name.length + 4);
         b.putInt(tableId).putLong(labelMillis).putInt(partition).putLong(lsn).putInt(afterIndex).putLong(segment)
-                .putLong(offset).putShort((short) name.length).put(name);
+                .putLong(offset).putLong(issuedMillis).putShort((short) name.length).put(name);
         CRC32 crc = new CRC32();
         crc.update(b.array(), 0, b.position());
         b.putInt((int) crc.getValue());
@@ -48,7 +55,8 @@ record ShardIterator(String table, int tableId, long labelMillis, int partition,
      * @throws ValidationException if it is not an iterator this encoding made (DynamoDB's "Invalid ShardIterator")
      */
     static ShardIterator decode(String iterator) {
-        if (iterator == null || !iterator.startsWith(VERSION) || iterator.length() > 2048) {
+        boolean old = iterator != null && iterator.startsWith(OLD_VERSION);
+        if (iterator == null || !(old || iterator.startsWith(VERSION)) || iterator.length() > 2048) {
             throw invalid();
         }
         try {
@@ -60,6 +68,7 @@ record ShardIterator(String table, int tableId, long labelMillis, int partition,
             int after = b.getInt();
             long segment = b.getLong();
             long offset = b.getLong();
+            long issued = old ? UNKNOWN_ISSUE : b.getLong();
             byte[] name = new byte[b.getShort() & 0xFFFF];
             b.get(name);
             CRC32 crc = new CRC32();
@@ -70,7 +79,7 @@ record ShardIterator(String table, int tableId, long labelMillis, int partition,
             }
             String table = StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
                     .decode(ByteBuffer.wrap(name)).toString();
-            return new ShardIterator(table, tableId, label, partition, lsn, after, segment, offset);
+            return new ShardIterator(table, tableId, label, partition, lsn, after, segment, offset, issued);
         } catch (IllegalArgumentException | BufferUnderflowException | CharacterCodingException e) {
             throw invalid();
         }
@@ -88,7 +97,12 @@ record ShardIterator(String table, int tableId, long labelMillis, int partition,
     /** The same shard at another position, log record {@code newLsn} starting at {@code where} (or null if unknown). */
     ShardIterator at(long newLsn, int newAfterIndex, KvLogReader.Position where) {
         return new ShardIterator(table, tableId, labelMillis, partition, newLsn, newAfterIndex,
-                where == null ? -1 : where.segment(), where == null ? -1 : where.offset());
+                where == null ? -1 : where.segment(), where == null ? -1 : where.offset(), issuedMillis);
+    }
+
+    /** The same position, handed out at {@code nowMillis}. */
+    ShardIterator issuedAt(long nowMillis) {
+        return new ShardIterator(table, tableId, labelMillis, partition, lsn, afterIndex, segment, offset, nowMillis);
     }
 
     /** Where log record {@link #lsn()} starts, or null if the iterator does not know. */

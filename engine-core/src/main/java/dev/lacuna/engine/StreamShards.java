@@ -1,5 +1,6 @@
 package dev.lacuna.engine;
 
+import dev.lacuna.ExpiredIteratorException;
 import dev.lacuna.ResourceNotFoundException;
 import dev.lacuna.ShardIteratorType;
 import dev.lacuna.ShardRecords;
@@ -9,6 +10,7 @@ import dev.lacuna.TrimmedDataAccessException;
 import dev.lacuna.ValidationException;
 import dev.lacuna.lsm.KvLogReader;
 import dev.lacuna.lsm.LsmStore;
+import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -38,10 +40,12 @@ final class StreamShards {
 
     private final Catalog catalog;
     private final LsmStore kv;
+    private final Clock clock;
 
-    StreamShards(Catalog catalog, LsmStore kv) {
+    StreamShards(Catalog catalog, LsmStore kv, Clock clock) {
         this.catalog = catalog;
         this.kv = kv;
+        this.clock = clock;
     }
 
     /** Every table's latest stream (enabled or disabled), or only {@code table}'s; by table name. */
@@ -114,7 +118,8 @@ final class StreamShards {
         StreamState s = t.settings().stream();
         int partition = partitionOf(t, s, shardId);
         long hold = horizon(t, s, streamArn);
-        ShardIterator it = new ShardIterator(t.name(), t.id(), s.labelMillis(), partition, hold + 1, -1, -1, -1);
+        ShardIterator it = new ShardIterator(t.name(), t.id(), s.labelMillis(), partition, hold + 1, -1, -1, -1,
+                clock.millis());
         switch (type) {
             case TRIM_HORIZON -> {
             }
@@ -193,6 +198,10 @@ final class StreamShards {
             throw gone(it);
         }
         checkNotTrimmed(it, horizon(t, s, s.arn(t.name())));
+        // After the trim check: a reader whose records were dropped must learn that, not merely get a new iterator.
+        long now = clock.millis();
+        checkNotExpired(it, now);
+        it = it.issuedAt(now); // the next iterator's lifetime starts now
         if (it.lsn() > kv.lastSequence()) {
             return new ShardRecords(List.of(), it.encode()); // nothing written (visibly) since
         }
@@ -215,6 +224,17 @@ final class StreamShards {
                 cause.addSuppressed(e);
             }
             throw cause;
+        }
+    }
+
+    /**
+     * Refuses an iterator handed out more than {@link dev.lacuna.Database#SHARD_ITERATOR_LIFETIME} before {@code now}
+     * (or of the version without its issue time), in DynamoDB Streams' words.
+     */
+    private static void checkNotExpired(ShardIterator it, long now) {
+        if (it.issuedMillis() == ShardIterator.UNKNOWN_ISSUE
+                || now - it.issuedMillis() > dev.lacuna.Database.SHARD_ITERATOR_LIFETIME.toMillis()) {
+            throw new ExpiredIteratorException("The provided iterator exceeds the maximum age allowed.");
         }
     }
 

@@ -478,6 +478,50 @@ public final class LsmStore implements AutoCloseable {
         }
     }
 
+    /**
+     * What keyspace {@code id}'s files and memtables hold, from their counts (nothing is read from disk): for
+     * estimates of its size.
+     *
+     * @throws IllegalArgumentException if it does not exist
+     */
+    public dev.lacuna.kv.KeyspaceStats keyspaceStats(int id) {
+        Db.Route route = db.route(id);
+        if (route == null) {
+            throw new IllegalArgumentException("no keyspace " + id);
+        }
+        long fileEntries = 0;
+        long fileDeletions = 0;
+        long fileBytes = 0;
+        long memEntries = 0;
+        long memDeletions = 0;
+        long memBytes = 0;
+        Tree[] trees = db.trees;
+        for (int t = route.firstTree(); t < route.firstTree() + route.partitions(); t++) {
+            Tree tree = t < trees.length ? trees[t] : null;
+            if (tree == null) {
+                continue; // dropped since the route was read
+            }
+            try (Tree.View view = tree.view(db.versions)) {
+                for (int level = 0; level < Version.LEVELS; level++) {
+                    for (FileMeta f : view.version().files(level)) {
+                        fileEntries += f.entries();
+                        fileDeletions += f.deletions();
+                        fileBytes += f.size();
+                    }
+                }
+                List<Memtable> mems = new java.util.ArrayList<>(view.immutables());
+                mems.add(view.mem());
+                for (Memtable m : mems) {
+                    memEntries += m.added();
+                    memDeletions += m.deletionsAdded();
+                    memBytes += m.bytes();
+                }
+            }
+        }
+        return new dev.lacuna.kv.KeyspaceStats(fileEntries, fileDeletions, fileBytes, memEntries, memDeletions,
+                memBytes);
+    }
+
     /** Counters and the shape of the trees. */
     public KvStats stats() {
         long[] files = new long[Version.LEVELS];

@@ -27,6 +27,10 @@ final class Memtable {
     private volatile long maxSequence;
     private volatile boolean frozen;
     private int deadPairs; // deletions that found a put of their key in this memtable; under the commit lock
+    // Entries and deletions added, for size estimates (the skip list's size() walks it); written under the commit
+    // lock, read by anyone. Like bytes, never reduced by a purge, which removes a put with its deletion.
+    private volatile long added;
+    private volatile long deletionsAdded;
 
     /** A put and the deletion that killed it, removable once no reader can need the put. */
     private record DeadPair(byte[] put, byte[] deletion, long putSequence, long deleteSequence) {
@@ -55,7 +59,9 @@ final class Memtable {
             if (newest != null && !InternalKey.isDeletion(newest[0])) {
                 deadPairs++;
             }
+            deletionsAdded = deletionsAdded + 1; // one writer (the commit lock)
         }
+        added = added + 1;
         byte[] internalKey = InternalKey.encode(userKey, sequence, kind);
         entries.put(internalKey, value);
         bytes.addAndGet(userKey.length + InternalKey.TRAILER_SIZE + value.length + ENTRY_OVERHEAD);
@@ -160,6 +166,16 @@ final class Memtable {
     /** Approximate bytes added (not reduced by purges). */
     long bytes() {
         return bytes.get();
+    }
+
+    /** Entries added, deletions included (not reduced by purges). */
+    long added() {
+        return added;
+    }
+
+    /** Deletion entries added (not reduced by purges). */
+    long deletionsAdded() {
+        return deletionsAdded;
     }
 
     boolean isEmpty() {

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.lacuna.AttributeValue;
 import dev.lacuna.Database;
 import dev.lacuna.DatabaseOptions;
+import dev.lacuna.ExpiredIteratorException;
 import dev.lacuna.Item;
 import dev.lacuna.PutItem;
 import dev.lacuna.ResourceNotFoundException;
@@ -173,6 +174,29 @@ class StreamShardsTest {
                 .isInstanceOf(TrimmedDataAccessException.class);
         String horizon = db.getShardIterator(arn, shard, ShardIteratorType.TRIM_HORIZON, null);
         assertThat(keys(db.getRecords(horizon, 10).records())).containsExactly("new");
+    }
+
+    @Test
+    void shouldExpireAnIteratorFifteenMinutesAfterItWasHandedOutByTheDatabasesClock() {
+        String arn = createTable(1);
+        String shard = onlyShard(arn);
+        db.table(TABLE).putItem(ticket("a"));
+        String it = db.getShardIterator(arn, shard, ShardIteratorType.TRIM_HORIZON, null);
+
+        clock.advance(Database.SHARD_ITERATOR_LIFETIME);
+        ShardRecords page = db.getRecords(it, 10); // exactly 15 minutes old: still valid
+        assertThat(keys(page.records())).containsExactly("a");
+        db.table(TABLE).putItem(ticket("b"));
+
+        clock.advance(Duration.ofMillis(1));
+        assertThatThrownBy(() -> db.getRecords(it, 10)).isInstanceOf(ExpiredIteratorException.class)
+                .hasMessage("The provided iterator exceeds the maximum age allowed.");
+        clock.advance(Duration.ofMinutes(14));
+        assertThat(keys(db.getRecords(page.nextShardIterator(), 10).records()))
+                .as("the next iterator's lifetime started when it was handed out").containsExactly("b");
+        clock.advance(Duration.ofMinutes(2));
+        assertThatThrownBy(() -> db.getRecords(page.nextShardIterator(), 10))
+                .isInstanceOf(ExpiredIteratorException.class);
     }
 
     @Test

@@ -31,16 +31,29 @@ import java.util.Objects;
  *                   ({@value #DEFAULT_SWEEP_RATE} by default; 0 for no limit), so that a large backlog of expired
  *                   items is worked off beside the application's writes instead of competing with them for the
  *                   processor and the log: a backlog of N items is gone within about N / rate seconds
+ * @param maxIndexLagRecords how many log records a global secondary index may be behind the log before writes
+ *                   to its table are held back ({@value #DEFAULT_MAX_INDEX_LAG_RECORDS} by default; 0 for no
+ *                   limit), as DynamoDB throttles writes to a table whose GSI cannot keep up: past half of it
+ *                   each write waits up to a millisecond for the index's updater, at it writes stall until the
+ *                   lag is back under it. It bounds how long a read-your-writes query waits and how much log an
+ *                   index's checkpoint keeps. Writes to other tables are not held, though their records count
+ *                   in the lag (the updater reads the whole log; it passes over other tables' records quickly).
+ *                   The time writers were held and why: {@link IndexDescription#writeStallMillis()}
  */
 public record DatabaseOptions(Vfs vfs, Durability durability, Clock clock, KvOptions storage,
                               boolean returnExpiredItems, Duration timeToLiveSweepInterval, Duration streamRetention,
-                              int timeToLiveSweepRate) {
+                              int timeToLiveSweepRate, long maxIndexLagRecords) {
     /** How long the sweeper rests between passes, unless set. */
     public static final Duration DEFAULT_SWEEP_INTERVAL = Duration.ofMinutes(1);
     /** How long a change stream keeps records, unless set: DynamoDB's 24 hours. */
     public static final Duration DEFAULT_STREAM_RETENTION = Duration.ofHours(24);
     /** Expired items the sweeper deletes per second at most, unless set. */
     public static final int DEFAULT_SWEEP_RATE = 1000;
+    /**
+     * Log records a global secondary index may lag before its table's writers are held, unless set: about a
+     * second of writes at full speed on a fast machine, so a burst passes unheld while a backlog stays bounded.
+     */
+    public static final long DEFAULT_MAX_INDEX_LAG_RECORDS = 100_000;
 
     /** Checks every setting. */
     public DatabaseOptions {
@@ -60,6 +73,20 @@ public record DatabaseOptions(Vfs vfs, Durability durability, Clock clock, KvOpt
             throw new IllegalArgumentException("timeToLiveSweepRate must be 0 (no limit) or positive: "
                     + timeToLiveSweepRate);
         }
+        if (maxIndexLagRecords < 0) {
+            throw new IllegalArgumentException("maxIndexLagRecords must be 0 (no limit) or positive: "
+                    + maxIndexLagRecords);
+        }
+    }
+
+    /**
+     * The settings before index back-pressure: a global index may lag {@value #DEFAULT_MAX_INDEX_LAG_RECORDS}
+     * log records before writes are held.
+     */
+    public DatabaseOptions(Vfs vfs, Durability durability, Clock clock, KvOptions storage, boolean returnExpiredItems,
+                           Duration timeToLiveSweepInterval, Duration streamRetention, int timeToLiveSweepRate) {
+        this(vfs, durability, clock, storage, returnExpiredItems, timeToLiveSweepInterval, streamRetention,
+                timeToLiveSweepRate, DEFAULT_MAX_INDEX_LAG_RECORDS);
     }
 
     /** The settings before the sweeper's rate was set: {@value #DEFAULT_SWEEP_RATE} deletes per second. */
@@ -100,6 +127,7 @@ public record DatabaseOptions(Vfs vfs, Durability durability, Clock clock, KvOpt
         private Duration timeToLiveSweepInterval = DEFAULT_SWEEP_INTERVAL;
         private Duration streamRetention = DEFAULT_STREAM_RETENTION;
         private int timeToLiveSweepRate = DEFAULT_SWEEP_RATE;
+        private long maxIndexLagRecords = DEFAULT_MAX_INDEX_LAG_RECORDS;
 
         private Builder() {
         }
@@ -123,10 +151,13 @@ public record DatabaseOptions(Vfs vfs, Durability durability, Clock clock, KvOpt
         /** Sets {@link DatabaseOptions#timeToLiveSweepRate()}. */
         public Builder timeToLiveSweepRate(int deletesPerSecond) { timeToLiveSweepRate = deletesPerSecond; return this; }
 
+        /** Sets {@link DatabaseOptions#maxIndexLagRecords()} (0: writes are never held for an index). */
+        public Builder maxIndexLagRecords(long records) { maxIndexLagRecords = records; return this; }
+
         /** Validates and builds. */
         public DatabaseOptions build() {
             return new DatabaseOptions(vfs, durability, clock, storage, returnExpiredItems, timeToLiveSweepInterval,
-                    streamRetention, timeToLiveSweepRate);
+                    streamRetention, timeToLiveSweepRate, maxIndexLagRecords);
         }
     }
 }

@@ -28,4 +28,26 @@ public record DatabaseStats(KvStats storage, long logBytes, List<TableDescriptio
         }
         return lag;
     }
+
+    /** How long writers were held, in total since the open, because an index was too far behind. */
+    public long indexWriteStallMillis() {
+        long millis = 0;
+        for (TableDescription t : tables) {
+            for (IndexDescription i : t.indexes()) {
+                millis += i.writeStallMillis();
+            }
+        }
+        return millis;
+    }
+
+    /** Writers held now because an index is too far behind. */
+    public int writersHeldByIndexes() {
+        int held = 0;
+        for (TableDescription t : tables) {
+            for (IndexDescription i : t.indexes()) {
+                held += i.writersHeld();
+            }
+        }
+        return held;
+    }
 }

@@ -325,7 +325,7 @@ final class Catalog implements AutoCloseable {
     private LiveIndex openIndex(TableSchema t, IndexSpec index, int keyspace) {
         TableIndexContext context = new TableIndexContext(this, kv, clock, t, index, keyspace);
         IndexMaintainer m = kindOf(index.kind()).open(context);
-        return new LiveIndex(index, keyspace, m, context.readLock());
+        return new LiveIndex(index, keyspace, m, context.readLock(), new IndexWriteStalls());
     }
 
     /** Closes maintainers opened and snapshots taken for a change that failed, adding their errors to {@code failure}. */

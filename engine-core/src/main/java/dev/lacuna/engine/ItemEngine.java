@@ -42,6 +42,7 @@ public final class ItemEngine implements AutoCloseable {
     private final LsmStore kv;
     private final Catalog catalog;
     private final Writes writes;
+    private final IndexBackPressure backPressure;
     private final PointReads pointReads;
     private final Queries queries;
     private final TtlSweeper sweeper;
@@ -51,7 +52,8 @@ public final class ItemEngine implements AutoCloseable {
     private ItemEngine(LsmStore kv, DatabaseOptions options) {
         this.kv = kv;
         this.catalog = new Catalog(kv, options.clock());
-        this.writes = new Writes(kv, catalog, options.clock(), options.durability());
+        this.backPressure = new IndexBackPressure(kv, catalog, options.maxIndexLagRecords());
+        this.writes = new Writes(kv, catalog, options.clock(), options.durability(), backPressure);
         this.pointReads = new PointReads(kv, catalog, options.clock(), options.returnExpiredItems());
         this.queries = new Queries(kv, options.clock(), options.returnExpiredItems());
         this.streams = new Streams(catalog, kv, options.clock(), options.streamRetention());
@@ -247,6 +249,7 @@ public final class ItemEngine implements AutoCloseable {
 
     @Override
     public void close() {
+        backPressure.close(); // writers stalled on an index's lag give up rather than hold the close
         try {
             sweeper.close(); // first: it writes through the catalog and the store
             streams.close();

@@ -11,8 +11,10 @@ import dev.lacuna.index.IndexMaintainer;
  * @param maintainer what keeps it
  * @param readLock   held by a query or scan of the index while it reads a page, so that it sees each log
  *                   record's index changes whole (see {@link TableIndexContext#apply})
+ * @param stalls     what the index's lag has cost the table's writers ({@link IndexBackPressure})
  */
-record LiveIndex(IndexSpec spec, int keyspace, IndexMaintainer maintainer, java.util.concurrent.locks.Lock readLock) {
+record LiveIndex(IndexSpec spec, int keyspace, IndexMaintainer maintainer, java.util.concurrent.locks.Lock readLock,
+                 IndexWriteStalls stalls) {
     String checkpointName() {
         return checkpointName(keyspace);
     }

@@ -107,7 +107,8 @@ record TableSchema(int id, TableSpec spec, Instant createdAt, List<IndexRef> ind
             long applied = l.maintainer().appliedLsn();
             long lag = Math.max(0, l.maintainer().lastSeenLsn() - applied);
             indexes.add(new IndexDescription(l.spec().name(), l.keyspace(), l.maintainer().status(), progress.done(),
-                    progress.total(), applied, lag, lag == 0 ? 0 : l.maintainer().lagMillis()));
+                    progress.total(), applied, lag, lag == 0 ? 0 : l.maintainer().lagMillis(), l.stalls().millis(),
+                    l.stalls().held(), l.stalls().cause()));
         }
         return description("ACTIVE", indexes, sweep);
     }

@@ -43,9 +43,11 @@ final class Writes {
     private final IdempotencyTokens tokens;
     /** Update and condition expressions already parsed: a client sends the same few again and again. */
     private final ParseCache parses = new ParseCache();
+    private final IndexBackPressure backPressure;
 
-    Writes(LsmStore kv, Catalog catalog, Clock clock, Durability defaultDurability) {
+    Writes(LsmStore kv, Catalog catalog, Clock clock, Durability defaultDurability, IndexBackPressure backPressure) {
         this.kv = kv;
+        this.backPressure = backPressure;
         this.catalog = catalog;
         this.defaultDurability = defaultDurability;
         this.tokens = new IdempotencyTokens(kv, catalog.tokensKeyspace(), clock);
@@ -66,6 +68,9 @@ final class Writes {
      * database's own (a time-to-live deletion: {@link WriteBatch#markService}).
      */
     Optional<Item> write(String table, WriteOp op, ReturnValues returnValues, Durability durability, boolean service) {
+        if (!service) { // the sweeper's deletions have a rate limit of their own, and must not hold up a close
+            backPressure.await(catalog.get(table)); // before any lock: a stalled writer holds up no one else
+        }
         Lock lock = catalog.writeLock(table);
         lock.lock(); // the schema read here (its indexes) stays current until the write is logged
         try {
@@ -81,6 +86,7 @@ final class Writes {
     /** Puts and deletes across tables, checked whole and applied as one atomic write (none left unprocessed). */
     void batchWrite(List<TransactWrite> items) {
         RequestLimits.checkCount("BatchWriteItem", items.size(), BatchWriteItem.MAX_WRITES);
+        awaitIndexes(items);
         withTableLocks(items, () -> {
             List<PreparedWrite> prepared = prepareAll(items, "BatchWriteItem");
             RequestLimits.checkPutBytes("BatchWriteItem", items, RequestLimits.BATCH_WRITE_BYTES);
@@ -95,6 +101,7 @@ final class Writes {
      */
     void transact(List<TransactWrite> items, String clientRequestToken, Durability durability) {
         RequestLimits.checkCount("TransactWriteItems", items.size(), RequestLimits.TRANSACTION_ITEMS);
+        awaitIndexes(items);
         withTableLocks(items, () -> {
             List<PreparedWrite> prepared = prepareAll(items, "TransactWriteItems");
             RequestLimits.checkPutBytes("TransactWriteItems", items, RequestLimits.TRANSACTION_BYTES);
@@ -103,6 +110,13 @@ final class Writes {
         });
         if (clientRequestToken != null) {
             tokens.sweepIfDue(locks);
+        }
+    }
+
+    /** Waits while an index of a table {@code items} write is too far behind ({@link IndexBackPressure}). */
+    private void awaitIndexes(List<TransactWrite> items) {
+        for (String name : new TreeSet<>(items.stream().map(TransactWrite::table).toList())) {
+            backPressure.await(catalog.get(name));
         }
     }
 

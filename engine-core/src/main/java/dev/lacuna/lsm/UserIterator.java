@@ -9,8 +9,17 @@ import dev.lacuna.base.InternalKey;
  * Superseded versions, deletions and the puts they hide are skipped and <em>counted</em>
  * ({@link #skipped()}), so the cost of dead entries a scan pays is visible, not assumed. This is
  * LevelDB's DBIter, one direction per iterator.
+ *
+ * <p>Walking forward, once {@value #MAX_SEQUENTIAL_SKIPS} versions of one user key have been stepped over, the
+ * rest are passed with one seek (LevelDB's and RocksDB's {@code max_sequential_skip_in_iterations}): a hot key
+ * rewritten constantly can hold thousands of versions in memtables and level-0 tables, and a read stepping over
+ * each would cost in proportion to the key's history. A seek counts as one entry passed: the count is the
+ * cost paid.
  */
 final class UserIterator implements AutoCloseable {
+    /** Versions of one user key stepped over one by one before the rest are passed with a seek. */
+    static final int MAX_SEQUENTIAL_SKIPS = 8;
+
     private final InternalIterator it;
     private final long snapshot;
     private final byte[] lower; // inclusive user key, or null
@@ -69,10 +78,7 @@ final class UserIterator implements AutoCloseable {
         if (reverse) {
             findPrev(); // the internal iterator already sits before the returned key's versions
         } else {
-            // Pass over the older versions of the key just returned.
-            while (it.valid() && InternalKey.compareUserKey(it.key(), key) == 0) {
-                step();
-            }
+            skipVersionsOf(key, 0); // the older versions of the key just returned
             findNext();
         }
     }
@@ -80,20 +86,32 @@ final class UserIterator implements AutoCloseable {
     private void findNext() {
         key = null;
         value = null;
+        byte[] newerKey = null; // the user key whose versions written after the snapshot are being passed
+        int newer = 0;
         while (it.valid()) {
             byte[] ik = it.key();
             if (upper != null && InternalKey.compareUserKey(ik, upper) >= 0) {
                 return;
             }
             if (InternalKey.sequence(ik) > snapshot) {
-                step(); // written after the snapshot
+                // Written after the snapshot: past a few of one key's, seek to its newest version the snapshot sees.
+                if (newerKey != null && InternalKey.compareUserKey(ik, newerKey) == 0) {
+                    if (++newer >= MAX_SEQUENTIAL_SKIPS) {
+                        passed++;
+                        it.seek(InternalKey.seekKey(newerKey, snapshot));
+                        newerKey = null;
+                        continue;
+                    }
+                } else {
+                    newerKey = InternalKey.userKey(ik);
+                    newer = 1;
+                }
+                step();
                 continue;
             }
             if (InternalKey.isDeletion(ik)) {
                 step();
-                while (it.valid() && InternalKey.sameUserKey(it.key(), ik)) {
-                    step(); // hidden by the deletion
-                }
+                skipVersionsOf(InternalKey.userKey(ik), 1); // hidden by the deletion
                 continue;
             }
             key = InternalKey.userKey(ik);
@@ -137,6 +155,25 @@ final class UserIterator implements AutoCloseable {
             key = InternalKey.userKey(savedKey);
             value = savedValue;
             returned++;
+        }
+    }
+
+    /**
+     * Passes the versions of {@code userKey} the iterator sits on, {@code alreadyPassed} of them passed
+     * already: one by one up to {@link #MAX_SEQUENTIAL_SKIPS}, then the rest with one seek past the key.
+     */
+    private void skipVersionsOf(byte[] userKey, int alreadyPassed) {
+        int n = alreadyPassed;
+        while (it.valid() && InternalKey.compareUserKey(it.key(), userKey) == 0) {
+            if (n++ >= MAX_SEQUENTIAL_SKIPS) {
+                passed++;
+                // The smallest internal key of the user key: only a version at sequence 0 of the lowest kind
+                // sorts at or after it, and the loop steps over that one.
+                it.seek(InternalKey.encode(userKey, 0, 0));
+                n = Integer.MIN_VALUE; // one seek at most
+                continue;
+            }
+            step();
         }
     }
 

@@ -6,7 +6,6 @@ import dev.lacuna.index.BackfillProgress;
 import dev.lacuna.index.ChangeLog;
 import dev.lacuna.index.ChangeRecord;
 import dev.lacuna.index.IndexContext;
-import dev.lacuna.index.IndexDiff;
 import dev.lacuna.index.IndexEntry;
 import dev.lacuna.index.IndexMaintainer;
 import dev.lacuna.index.ItemChange;
@@ -42,6 +41,10 @@ final class GlobalIndexUpdater implements IndexMaintainer {
     static final long CHECKPOINT_RECORDS = 50_000;
     /** Items per unlogged batch while backfilling. */
     private static final int BACKFILL_BATCH = 512;
+    /** Log records applied as one batch at most (see {@link #applyBatch}). */
+    static final int BATCH_RECORDS = 1024;
+    /** Index writes in one applied batch at most: bounds its memory and how long a reader waits for its lock. */
+    static final int BATCH_WRITES = 8192;
     /** How long a read of the log waits for a record before the updater checks for an idle checkpoint. */
     private static final Duration POLL = Duration.ofMillis(50);
     /** How transient errors are told from permanent ones, and waited out. */
@@ -222,6 +225,9 @@ final class GlobalIndexUpdater implements IndexMaintainer {
 
     private void follow(long from) throws InterruptedException {
         long quietSince = System.nanoTime();
+        // Records up to here may have been applied already (before a restart, or a failed attempt before a
+        // retry), possibly ahead of the checkpoint: see IndexBatch#toWriteBatch.
+        long mayBeAppliedUpTo = context.lastLsn();
         try (ChangeLog log = context.readChanges(from)) {
             while (!stopping) {
                 ChangeRecord record = poll(log);
@@ -235,26 +241,7 @@ final class GlobalIndexUpdater implements IndexMaintainer {
                     continue;
                 }
                 quietSince = System.nanoTime();
-                inHandWrittenAt = record.writeTimeMillis();
-                WriteBatch batch = new WriteBatch();
-                for (ItemChange change : record.changes()) {
-                    IndexDiff.add(batch, entriesOf(change.before()), entriesOf(change.after()));
-                }
-                IndexApplyEvent event = events.begin(applyEvents, IndexApplyEvent::new);
-                apply(batch, record.lsn());
-                appliedWrittenAt = record.writeTimeMillis();
-                advance(record.lsn());
-                inHandWrittenAt = 0;
-                if (event != null) { // tested first: the fill below would otherwise be allocated for every record
-                    events.commit(event, e -> {
-                        e.table = context.table().name();
-                        e.index = context.index().name();
-                        e.changes = record.changes().size();
-                        e.entries = batch.size();
-                        e.lsn = record.lsn();
-                        e.lagRecords = Math.max(context.lastLsn() - record.lsn(), 0);
-                    });
-                }
+                applyBatch(log, record, record.lsn() > mayBeAppliedUpTo);
                 if (applied - checkpointed >= CHECKPOINT_RECORDS) {
                     checkpoint();
                 }
@@ -262,6 +249,54 @@ final class GlobalIndexUpdater implements IndexMaintainer {
             if (applied > checkpointed) {
                 checkpoint(); // closing: a reopen then resumes from here instead of reading the log again
             }
+        }
+    }
+
+    /**
+     * Applies {@code first} and the records after it that the log already holds (up to {@link #BATCH_RECORDS}
+     * records or {@link #BATCH_WRITES} index writes) as one batch at the last one's LSN: one lock and one pass
+     * over the memtables per batch instead of per record, which is what lets the updater keep up with a table
+     * written at full speed. Readers still see each record whole (they see the batch whole), and a key written
+     * by several records of the batch keeps only its last write ({@link IndexBatch}; {@code fresh}: no record of
+     * the batch can have been applied before). Entries applied again after a restart may be
+     * batched otherwise and so get another sequence number; every key still ends with its last write at the
+     * highest sequence it was given, which is all a reader of the newest state sees.
+     */
+    private void applyBatch(ChangeLog log, ChangeRecord first, boolean fresh) throws InterruptedException {
+        inHandWrittenAt = first.writeTimeMillis();
+        IndexApplyEvent event = events.begin(applyEvents, IndexApplyEvent::new);
+        IndexBatch writes = new IndexBatch();
+        int records = 0;
+        int changes = 0;
+        ChangeRecord last = first;
+        for (ChangeRecord record = first; record != null; ) {
+            for (ItemChange change : record.changes()) {
+                writes.add(entriesOf(change.before()), entriesOf(change.after()));
+            }
+            changes += record.changes().size();
+            records++;
+            last = record;
+            // Not a wait: only what the log already holds joins the batch, so a lone write is applied at once.
+            record = records < BATCH_RECORDS && writes.size() < BATCH_WRITES && !stopping ? log.next(Duration.ZERO) : null;
+        }
+        WriteBatch batch = writes.toWriteBatch(fresh);
+        apply(batch, last.lsn());
+        appliedWrittenAt = last.writeTimeMillis();
+        advance(last.lsn());
+        inHandWrittenAt = 0;
+        if (event != null) { // tested first: the fill below would otherwise be allocated for every batch
+            int recordCount = records;
+            int changeCount = changes;
+            long lsn = last.lsn();
+            events.commit(event, e -> {
+                e.table = context.table().name();
+                e.index = context.index().name();
+                e.records = recordCount;
+                e.changes = changeCount;
+                e.entries = batch.size();
+                e.lsn = lsn;
+                e.lagRecords = Math.max(context.lastLsn() - lsn, 0);
+            });
         }
     }
 

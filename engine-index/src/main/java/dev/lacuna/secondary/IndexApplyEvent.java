@@ -8,13 +8,14 @@ import jdk.jfr.Name;
 import jdk.jfr.StackTrace;
 
 /**
- * JFR event for one log record applied to a global secondary index by its background updater; its duration
- * is the apply's. The lag is how far the log had gone past the record when it was applied.
+ * JFR event for one batch of log records applied to a global secondary index by its background updater (the
+ * records the log held when the updater came to them, applied under one lock); its duration is the apply's.
+ * The lag is how far the log had gone past the batch's last record when it was applied.
  */
 @Name("dev.lacuna.IndexApply")
 @Label("Index Apply")
 @Category({"Lacuna", "Indexes"})
-@Description("A log record applied to a global secondary index by its background updater")
+@Description("A batch of log records applied to a global secondary index by its background updater")
 @StackTrace(false) // always the updater's loop: a stack trace would cost without telling anything
 final class IndexApplyEvent extends Event {
     @Label("Table")
@@ -23,8 +24,12 @@ final class IndexApplyEvent extends Event {
     @Label("Index")
     String index;
 
+    @Label("Records")
+    @Description("Log records in the batch")
+    int records;
+
     @Label("Changes")
-    @Description("Item changes in the log record (a transaction or batch has several)")
+    @Description("Item changes in the batch's records (a transaction or batch write has several per record)")
     int changes;
 
     @Label("Entries")
@@ -32,7 +37,7 @@ final class IndexApplyEvent extends Event {
     int entries;
 
     @Label("LSN")
-    @Description("Log sequence number of the record applied")
+    @Description("Log sequence number of the batch's last record")
     long lsn;
 
     @Label("Lag")

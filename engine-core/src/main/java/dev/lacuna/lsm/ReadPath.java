@@ -110,6 +110,10 @@ final class ReadPath {
     }
 
     private byte[][] lookup(FileMeta f, byte[] key, long snapshot) {
+        SstableReader cached = db.tables.peek(f.number());
+        if (cached != null && !cached.mayContainKey(key)) {
+            return null; // the filter rules it out: no pin needed
+        }
         SstableCache.Handle table = db.tables.acquire(f.number());
         try {
             if (!table.reader.mayContainKey(key)) {

@@ -50,7 +50,7 @@ final class Keyspaces {
             }
             Tree[] next = Arrays.copyOf(db.trees, db.versions.allocatedTrees());
             for (int t = k.firstTree(); t < k.firstTree() + partitions; t++) {
-                next[t] = new Tree(t);
+                next[t] = Tree.open(t, db.versions);
             }
             db.installTrees(next, db.versions.keyspaces());
             return new Keyspace(k.id(), k.partitions(), k.descriptor());

@@ -48,8 +48,19 @@ final class ReadPath {
     }
 
     private byte[] get(Tree tree, byte[] key, long snapshotOrLatest) {
-        try (Tree.View view = tree.view(db.versions, () -> db.visibleSequence)) {
-            long snapshot = snapshotOrLatest == LATEST ? view.latest() : snapshotOrLatest;
+        Tree.View view = tree.acquire();
+        long snapshot = snapshotOrLatest;
+        if (snapshotOrLatest == LATEST) {
+            while (true) { // see Tree.isCurrent: the sequence after the view, then the view still current
+                snapshot = db.visibleSequence;
+                if (tree.isCurrent(view)) {
+                    break;
+                }
+                view.close();
+                view = tree.acquire();
+            }
+        }
+        try {
             byte[][] hit = view.mem().get(key, snapshot);
             for (int i = 0; hit == null && i < view.immutables().size(); i++) {
                 hit = view.immutables().get(i).get(key, snapshot);
@@ -61,6 +72,8 @@ final class ReadPath {
                 return null;
             }
             return hit[1];
+        } finally {
+            view.close();
         }
     }
 
@@ -97,6 +110,10 @@ final class ReadPath {
     }
 
     private byte[][] lookup(FileMeta f, byte[] key, long snapshot) {
+        SstableReader cached = db.tables.peek(f.number());
+        if (cached != null && !cached.mayContainKey(key)) {
+            return null; // the filter rules it out: no pin needed
+        }
         SstableCache.Handle table = db.tables.acquire(f.number());
         try {
             if (!table.reader.mayContainKey(key)) {
@@ -129,33 +146,46 @@ final class ReadPath {
         List<InternalIterator> children = new ArrayList<>();
         long token = snapshot == LATEST ? db.reads.begin() : -1;
         long sequence = snapshot;
+        Tree[] live = db.live;
         try {
             if (onlyTree >= 0 || prefix != null) {
                 Tree tree = onlyTree >= 0 ? db.trees[onlyTree] : db.trees[db.treeOf(prefix)];
                 if (tree == null) {
                     throw new IllegalArgumentException("partition " + onlyTree + " was dropped");
                 }
-                addTree(tree, lower, upper, prefix, views, children);
+                Tree.View view = tree.acquire();
+                views.add(view);
                 if (snapshot == LATEST) {
-                    sequence = views.get(0).latest();
+                    sequence = latestIn(tree, views);
                 }
-            } else if (snapshot == LATEST && db.live.length > 1) {
-                // One sequence for all partitions: with writes held back, it is the latest in every view.
-                db.commitLock.lock();
-                try {
-                    for (Tree tree : db.live) {
-                        addTree(tree, lower, upper, null, views, children);
-                    }
-                    sequence = db.visibleSequence;
-                } finally {
-                    db.commitLock.unlock();
-                }
+                addTree(views.get(0), lower, upper, prefix, children);
             } else {
-                for (Tree tree : db.live) {
-                    addTree(tree, lower, upper, null, views, children);
+                if (snapshot == LATEST && live.length == 1) {
+                    views.add(live[0].acquire());
+                    sequence = latestIn(live[0], views);
+                    if (db.live != live) { // a keyspace was made meanwhile: its writes may be visible at sequence
+                        views.remove(0).close();
+                    }
                 }
-                if (snapshot == LATEST) {
-                    sequence = views.get(0).latest();
+                if (views.isEmpty() && snapshot == LATEST) {
+                    // One sequence for all partitions: with writes held back (no memtable switches), every write
+                    // visible at it is in the views taken before it was read.
+                    db.commitLock.lock();
+                    try {
+                        for (Tree tree : db.live) {
+                            views.add(tree.acquire());
+                        }
+                        sequence = db.visibleSequence;
+                    } finally {
+                        db.commitLock.unlock();
+                    }
+                } else if (views.isEmpty()) {
+                    for (Tree tree : live) {
+                        views.add(tree.acquire());
+                    }
+                }
+                for (Tree.View view : views) {
+                    addTree(view, lower, upper, null, children);
                 }
             }
             if (reverse) {
@@ -185,10 +215,22 @@ final class ReadPath {
         return self[0];
     }
 
-    private void addTree(Tree tree, byte[] lower, byte[] upper, byte[] prefix, List<Tree.View> views,
-                         List<InternalIterator> children) {
-        Tree.View view = tree.view(db.versions, () -> db.visibleSequence);
-        views.add(view);
+    /**
+     * The latest visible sequence, for a read of {@code tree} through the view {@code views} holds alone (its
+     * first): reads the sequence, and if the view is no longer current, replaces it with the current one and
+     * reads again (see {@link Tree#isCurrent}).
+     */
+    private long latestIn(Tree tree, List<Tree.View> views) {
+        while (true) {
+            long latest = db.visibleSequence;
+            if (tree.isCurrent(views.get(0))) {
+                return latest;
+            }
+            views.set(0, tree.acquire()).close();
+        }
+    }
+
+    private void addTree(Tree.View view, byte[] lower, byte[] upper, byte[] prefix, List<InternalIterator> children) {
         children.add(view.mem().iterator());
         for (Memtable m : view.immutables()) {
             children.add(m.iterator());

@@ -64,7 +64,7 @@ final class Recovery {
             Tree[] trees = new Tree[db.versions.allocatedTrees()];
             for (int i = 0; i < trees.length; i++) {
                 if (!db.versions.isDropped(i)) {
-                    trees[i] = new Tree(i);
+                    trees[i] = Tree.open(i, db.versions);
                 }
             }
             db.installTrees(trees, db.versions.keyspaces());

@@ -149,6 +149,17 @@ final class SstableCache implements AutoCloseable {
     }
 
     /**
+     * The reader of table {@code number} if it is cached, without pinning it, or null. Only for what a reader
+     * holds in memory from its open on and never changes (its bloom filter), which stays valid after the reader
+     * is closed: a point read asks the filter so before it pins the reader, and most tables it looks at are
+     * ruled out there, with no write to the reader's shared reference count.
+     */
+    SstableReader peek(long number) {
+        Handle h = readers.get(number);
+        return h == null ? null : h.reader;
+    }
+
+    /**
      * An iterator over table {@code number} (see {@link SstableReader#iterator(boolean)}) that keeps the
      * reader pinned until it is closed.
      */

@@ -2,30 +2,85 @@ package dev.lacuna.lsm;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.function.LongSupplier;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * One partition's LSM tree: its active memtable, the frozen memtables waiting to be flushed (newest
  * first), and flags that keep at most one flush and one compaction of it running. Its SSTables live in
- * the {@link VersionSet}. Thread-safe: state changes are made under this object's monitor and readers
- * take a consistent {@link View}.
+ * the {@link VersionSet}, which tells the tree of each new version of them ({@link #installVersion}).
+ * Thread-safe: state changes are made under this object's monitor, and each publishes a new {@link View}
+ * that readers take without any lock ({@link #acquire}).
  */
 final class Tree {
     /**
-     * What a reader reads: memtables and the referenced version. Closing releases the version.
-     *
-     * @param tree       the tree's id
-     * @param mem        the active memtable (may receive newer writes; readers filter by sequence)
-     * @param immutables frozen memtables, newest first
-     * @param version    the tree's SSTables, referenced
-     * @param latest     the latest visible sequence, read while the view was taken: every write up to it
-     *                   is in the view, and no flush can have dropped a version a read at it needs
+     * What a reader reads (RocksDB's super-version): the memtables and the version of one moment, immutable,
+     * published through a volatile field. Reference-counted: the tree holds one reference while the view is
+     * current, and each reader one until it closes the view; the last release releases the version, so no
+     * file the view names is deleted while someone reads it ({@link Version}). A count of zero is final: a
+     * reader that finds it so takes the newer view instead.
      */
-    record View(int tree, Memtable mem, List<Memtable> immutables, Version version, long latest)
-            implements AutoCloseable {
+    static final class View implements AutoCloseable {
+        private final int tree;
+        private final Memtable mem;
+        private final List<Memtable> immutables;
+        private final Version version;
+        private final AtomicInteger refs = new AtomicInteger(1); // the tree's, while current
+
+        /** Takes a reference to {@code version} of its own. */
+        private View(int tree, Memtable mem, List<Memtable> immutables, Version version) {
+            this.tree = tree;
+            this.mem = mem;
+            this.immutables = immutables;
+            this.version = version;
+            version.ref();
+        }
+
+        /** The tree's id. */
+        int tree() {
+            return tree;
+        }
+
+        /** The active memtable of the moment (it may receive newer writes; readers filter by sequence). */
+        Memtable mem() {
+            return mem;
+        }
+
+        /** Frozen memtables, newest first. */
+        List<Memtable> immutables() {
+            return immutables;
+        }
+
+        /** The tree's SSTables, referenced as long as the view is. */
+        Version version() {
+            return version;
+        }
+
+        /** Takes a reference unless the view was released for good; returns whether it did. */
+        private boolean tryRef() {
+            while (true) {
+                int r = refs.get();
+                if (r == 0) {
+                    return false;
+                }
+                if (refs.compareAndSet(r, r + 1)) {
+                    return true;
+                }
+            }
+        }
+
+        private void unref() {
+            int left = refs.decrementAndGet();
+            if (left == 0) {
+                version.unref();
+            } else if (left < 0) {
+                throw new IllegalStateException("view of tree " + tree + " released twice");
+            }
+        }
+
+        /** Ends this use of the view (once per {@link Tree#acquire}). */
         @Override
         public void close() {
-            version.unref();
+            unref();
         }
     }
 
@@ -34,6 +89,10 @@ final class Tree {
     volatile boolean dropped;
     private Memtable mem = new Memtable();
     private List<Memtable> immutables = List.of();
+    /** The current version of the tree's tables, referenced; set by {@link #installVersion}. */
+    private Version version;
+    /** The view readers take; replaced (under the monitor) by every change of the three fields above. */
+    private volatile View current;
     private boolean flushRunning;
     private boolean compactionRunning;
     private boolean flushSlot;      // a flush job is queued or running
@@ -41,24 +100,82 @@ final class Tree {
     private boolean compactionAskedAgain; // asked for while the slot was taken: run again after
     private final byte[][] compactPointer = new byte[Version.LEVELS][];
 
-    Tree(int id) {
+    private Tree(int id) {
         this.id = id;
     }
 
     /**
-     * A view of the tree. {@code latest} is read inside the tree's monitor, after the memtables and the
-     * version are taken: a memtable switch needs the monitor, so every write published up to that
-     * sequence sits in the memtables or tables taken; and a flush that completed before could only drop
-     * versions older than what a read at that sequence sees.
+     * Tree {@code id}, told of every version of its tables {@code versions} installs from now on (and given
+     * the current one at once), so that its view always holds the current version.
      */
-    synchronized View view(VersionSet versions, LongSupplier latest) {
-        Version version = versions.acquire(id);
-        return new View(id, mem, immutables, version, latest.getAsLong());
+    static Tree open(int id, VersionSet versions) {
+        Tree tree = new Tree(id);
+        versions.subscribe(id, tree::installVersion);
+        return tree;
     }
 
-    /** A view for reads at a snapshot, or for internal use. */
-    View view(VersionSet versions) {
-        return view(versions, () -> -1);
+    /**
+     * The current view, referenced for the caller, who closes it. Takes no lock: the view is read from a
+     * volatile field and referenced with a compare-and-set, which fails only if the view was replaced and
+     * released meanwhile (then the newer one is taken).
+     */
+    View acquire() {
+        while (true) {
+            View v = current;
+            if (v.tryRef()) {
+                return v;
+            }
+        }
+    }
+
+    /**
+     * Whether {@code view} is still the current one. A read at the latest sequence takes the view, then reads
+     * the visible sequence, then checks this: if true, every write visible at that sequence is in the view.
+     * A write goes into the active memtable of the view current when it is made, before it becomes visible;
+     * a later view holds that memtable or (after its flush) the table made of it. The other order (the
+     * sequence first) would be wrong: a flush that ran in between may have dropped a version the read needs,
+     * hidden by one made visible after the sequence was read.
+     */
+    boolean isCurrent(View view) {
+        return current == view;
+    }
+
+    /**
+     * Makes {@code next} the tree's version and publishes a view with it. Called by the {@link VersionSet}
+     * under its monitor whenever it installs a version of this tree, after it made {@code next} current and
+     * before it drops its own reference to the one replaced.
+     */
+    private void installVersion(Version next) {
+        Version previous;
+        View old;
+        synchronized (this) {
+            next.ref();
+            previous = version;
+            version = next;
+            old = publish();
+        }
+        release(old);
+        if (previous != null) {
+            previous.unref();
+        }
+    }
+
+    /**
+     * Publishes a view of the fields as they are now; returns the one it replaces, whose tree reference the
+     * caller drops with {@link #release} once out of the monitor: the last release of a view releases its
+     * version, which takes the version set's monitor, and the version set calls {@link #installVersion}
+     * holding it, so this monitor is never held while that one is taken.
+     */
+    private View publish() {
+        View old = current;
+        current = new View(id, mem, immutables, version);
+        return old;
+    }
+
+    private static void release(View old) {
+        if (old != null) {
+            old.unref();
+        }
     }
 
     /** The active memtable; the caller holds the commit lock, so it is not switched meanwhile. */
@@ -67,16 +184,21 @@ final class Tree {
     }
 
     /** Freezes the active memtable (if it holds anything) and starts a new one. Called under the commit lock. */
-    synchronized boolean switchMemtable() {
-        if (mem.isEmpty()) {
-            return false;
+    boolean switchMemtable() {
+        View old;
+        synchronized (this) {
+            if (mem.isEmpty()) {
+                return false;
+            }
+            mem.freeze();
+            List<Memtable> next = new ArrayList<>(immutables.size() + 1);
+            next.add(mem);
+            next.addAll(immutables);
+            immutables = List.copyOf(next);
+            mem = new Memtable();
+            old = publish();
         }
-        mem.freeze();
-        List<Memtable> next = new ArrayList<>(immutables.size() + 1);
-        next.add(mem);
-        next.addAll(immutables);
-        immutables = List.copyOf(next);
-        mem = new Memtable();
+        release(old);
         return true;
     }
 
@@ -159,14 +281,22 @@ final class Tree {
         return immutables.get(immutables.size() - 1);
     }
 
-    /** Ends a flush; if it succeeded, {@code flushed} leaves the frozen list (its data is in an SSTable now). */
-    synchronized void endFlush(Memtable flushed, boolean succeeded) {
-        flushRunning = false;
-        if (succeeded) {
-            List<Memtable> next = new ArrayList<>(immutables);
-            next.remove(flushed);
-            immutables = List.copyOf(next);
+    /**
+     * Ends a flush; if it succeeded, {@code flushed} leaves the frozen list (its data is in an SSTable now:
+     * the version holding that table was installed first, so no view lacks both).
+     */
+    void endFlush(Memtable flushed, boolean succeeded) {
+        View old = null;
+        synchronized (this) {
+            flushRunning = false;
+            if (succeeded) {
+                List<Memtable> next = new ArrayList<>(immutables);
+                next.remove(flushed);
+                immutables = List.copyOf(next);
+                old = publish();
+            }
         }
+        release(old);
     }
 
     synchronized boolean flushRunning() {

@@ -21,6 +21,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.function.Consumer;
 import java.util.function.LongConsumer;
 import java.util.function.LongSupplier;
 
@@ -60,6 +61,8 @@ final class VersionSet implements AutoCloseable {
     /** Level-0 file count per tree, readable without the lock (the write path checks it on every write). */
     private volatile AtomicIntegerArray l0Files;
     private final Map<Long, Integer> fileRefs = new HashMap<>();
+    /** Told of each version installed, by tree ({@link #subscribe}); a dropped tree's is forgotten. */
+    private final Map<Integer, Consumer<Version>> subscribers = new HashMap<>();
     private final Map<String, Long> checkpoints = new LinkedHashMap<>();
     private final Map<Integer, VersionEdit.Keyspace> keyspaces = new TreeMap<>();
     private int nextKeyspaceId = 1;
@@ -333,6 +336,17 @@ final class VersionSet implements AutoCloseable {
         }
         checkpoints.forEach(edit::removeCheckpoint);
         logAndApply(edit, lastSequenceNow);
+    }
+
+    /**
+     * Calls {@code subscriber} with the current version of {@code tree} now, and with each version of it
+     * installed from now on, under this object's monitor, after it became current and before the one it
+     * replaces is released: a {@link Tree} keeps its view's version so. The subscriber takes its own
+     * reference.
+     */
+    synchronized void subscribe(int tree, Consumer<Version> subscriber) {
+        subscribers.put(tree, subscriber);
+        subscriber.accept(current[tree]);
     }
 
     /** The current version of {@code tree}, referenced for the caller, who must {@link Version#unref()} it. */
@@ -678,6 +692,10 @@ final class VersionSet implements AutoCloseable {
             Version old = current[tree];
             current[tree] = next;
             l0Files.set(tree, next.files(0).size());
+            Consumer<Version> subscriber = subscribers.get(tree);
+            if (subscriber != null) {
+                subscriber.accept(next);
+            }
             old.unref();
         });
         for (int id : edit.droppedKeyspaces()) {
@@ -686,6 +704,9 @@ final class VersionSet implements AutoCloseable {
                 throw new CorruptionException(where, offset, "manifest drops keyspace " + id + " that does not exist");
             }
             droppedTrees.set(k.firstTree(), k.firstTree() + k.partitions());
+            for (int t = k.firstTree(); t < k.firstTree() + k.partitions(); t++) {
+                subscribers.remove(t); // its tree was told of its last version (without files) above
+            }
         }
     }
 

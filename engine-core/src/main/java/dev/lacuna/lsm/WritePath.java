@@ -260,7 +260,7 @@ final class WritePath {
      * the active memtable are the key's whole history.
      */
     private boolean existsOutsideMemtable(Tree tree, byte[] userKey) {
-        try (Tree.View view = tree.view(db.versions)) {
+        try (Tree.View view = tree.acquire()) {
             for (Memtable m : view.immutables()) {
                 if (m.get(userKey, InternalKey.MAX_SEQUENCE) != null) {
                     return true;

@@ -1,8 +1,7 @@
 package dev.lacuna.sstable;
 
-import java.util.Iterator;
-import java.util.LinkedHashMap;
-import java.util.Map;
+import java.util.ArrayDeque;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
@@ -12,11 +11,17 @@ import java.util.concurrent.atomic.LongAdder;
  * that share a cache for as long as it lives (the engine never reuses one), and when a table file is
  * deleted its blocks should be dropped with {@link #evictFile(long)}.
  *
- * <p>Eviction is least-recently-used within each of up to 16 shards (the shard is chosen by a hash of the
- * key), each a {@link LinkedHashMap} in access order under its own lock, so concurrent readers rarely
- * contend. Each shard holds an equal share of the capacity, and small caches use fewer shards so that a
- * shard can hold at least 1 MiB; a block larger than a shard's share is not cached. The charge of a block
- * is its decoded size plus a small fixed overhead.
+ * <p>A hit takes no lock: each of up to 16 shards (chosen by a hash of the key) keeps its blocks in a
+ * {@link ConcurrentHashMap}, and a hit only reads it and sets the block's reference bit (a write only if it
+ * was clear, so hot blocks' cache lines stay shared between the cores that read them). Inserts, which follow a
+ * read from the file and a decompression, take the shard's lock and evict by CLOCK (second chance): the
+ * shard's blocks wait in a queue in insertion order, and eviction takes them from its head, sending a block
+ * whose bit is set to the tail with the bit cleared, and dropping the first whose bit is clear. That keeps
+ * blocks read since they last came round and drops the others, oldest first: least-recently-used as far as
+ * it matters here, without the list update on every hit that made a synchronized, access-ordered map the
+ * point where two readers met. Each shard holds an equal share of the capacity, and small caches use fewer
+ * shards so that a shard can hold at least 1 MiB; a block larger than a shard's share is not cached. The
+ * charge of a block is its decoded size plus a small fixed overhead.
  *
  * <p>Thread-safe. The counters are updated without locks and read as a consistent-enough snapshot.
  */
@@ -125,18 +130,42 @@ public final class BlockCache {
     private record Key(long fileNumber, long blockOffset) {
     }
 
-    /** One LRU segment; every method holds its monitor. */
+    /** A cached block, with its CLOCK reference bit. */
+    private static final class Node {
+        final Key key;
+        final Block block;
+        /** Set by a hit, cleared when eviction passes it over. */
+        volatile boolean referenced;
+        /** Out of the map (evicted, replaced or its file dropped): its queue entry is skipped. Under the lock. */
+        boolean removed;
+
+        Node(Key key, Block block) {
+            this.key = key;
+            this.block = block;
+        }
+    }
+
+    /** One CLOCK segment: lookups without a lock, changes under its monitor. */
     private static final class Shard {
         private final long capacity;
-        private final LinkedHashMap<Key, Block> map = new LinkedHashMap<>(64, 0.75f, true);
-        private long used;
+        private final ConcurrentHashMap<Key, Node> map = new ConcurrentHashMap<>();
+        /** Every node in the map (and removed ones not yet passed), oldest first; under the monitor. */
+        private final ArrayDeque<Node> clock = new ArrayDeque<>();
+        private long used; // under the monitor
 
         Shard(long capacity) {
             this.capacity = capacity;
         }
 
-        synchronized Block get(Key key) {
-            return map.get(key);
+        Block get(Key key) {
+            Node node = map.get(key);
+            if (node == null) {
+                return null;
+            }
+            if (!node.referenced) {
+                node.referenced = true;
+            }
+            return node.block;
         }
 
         /** Inserts and returns how many blocks were evicted. */
@@ -145,33 +174,49 @@ public final class BlockCache {
             if (charge > capacity) {
                 return 0;
             }
-            Block old = map.put(key, block);
+            Node node = new Node(key, block);
+            Node old = map.put(key, node);
             if (old != null) {
-                used -= old.charge();
+                old.removed = true;
+                used -= old.block.charge();
             }
+            clock.addLast(node);
             used += charge;
             int evicted = 0;
-            Iterator<Map.Entry<Key, Block>> eldest = map.entrySet().iterator();
-            while (used > capacity && eldest.hasNext()) {
-                Map.Entry<Key, Block> e = eldest.next();
-                if (e.getKey().equals(key)) {
-                    continue; // never evict what was just inserted (it fits on its own)
+            // Each pass over the queue clears every bit it meets, so two passes find a victim unless only the new
+            // block is left (which fits on its own); the bound only guards against a bug looping forever.
+            for (long steps = 2L * clock.size() + 1; used > capacity && steps > 0; steps--) {
+                Node victim = clock.pollFirst();
+                if (victim == null) {
+                    break;
                 }
-                used -= e.getValue().charge();
-                eldest.remove();
+                if (victim.removed) {
+                    continue;
+                }
+                if (victim == node || victim.referenced) {
+                    victim.referenced = false;
+                    clock.addLast(victim); // a second chance (never evict what was just inserted)
+                    continue;
+                }
+                victim.removed = true;
+                map.remove(victim.key, victim);
+                used -= victim.block.charge();
                 evicted++;
             }
             return evicted;
         }
 
         synchronized void removeFile(long fileNumber) {
-            Iterator<Map.Entry<Key, Block>> it = map.entrySet().iterator();
-            while (it.hasNext()) {
-                Map.Entry<Key, Block> e = it.next();
-                if (e.getKey().fileNumber() == fileNumber) {
-                    used -= e.getValue().charge();
-                    it.remove();
+            boolean any = false;
+            for (Node node : map.values()) {
+                if (node.key.fileNumber() == fileNumber && map.remove(node.key, node)) {
+                    node.removed = true;
+                    used -= node.block.charge();
+                    any = true;
                 }
+            }
+            if (any) {
+                clock.removeIf(n -> n.removed);
             }
         }
 
@@ -179,7 +224,7 @@ public final class BlockCache {
             return used;
         }
 
-        synchronized int size() {
+        int size() {
             return map.size();
         }
     }

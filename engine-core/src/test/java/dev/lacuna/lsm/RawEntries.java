@@ -37,7 +37,7 @@ final class RawEntries {
     long count(Predicate<byte[]> userKey) {
         long n = 0;
         for (Tree tree : db.live) {
-            try (Tree.View view = tree.view(db.versions)) {
+            try (Tree.View view = tree.acquire()) {
                 n += count(view.mem().iterator(), userKey);
                 for (Memtable m : view.immutables()) {
                     n += count(m.iterator(), userKey);

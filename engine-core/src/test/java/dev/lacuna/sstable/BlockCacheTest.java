@@ -43,6 +43,28 @@ class BlockCacheTest {
     }
 
     @Test
+    void shouldKeepABlockReadBetweenItsTurnsAndItsChargeExactThroughReplacements() {
+        BlockCache cache = new BlockCache(1000); // one shard: 10 blocks of charge 100
+        for (int i = 0; i < 50; i++) {
+            cache.put(1, 0, block(36)); // replaced 49 times: charged once, its old entries skipped by eviction
+        }
+        for (int i = 1; i < 30; i++) {
+            cache.put(2, i, block(36));
+            if (i % 3 == 0) {
+                assertThat(cache.get(1, 0)).isNotNull(); // read between two turns of the clock: never evicted
+            }
+        }
+        assertThat(cache.size()).isEqualTo(10);
+        assertThat(cache.usedBytes()).isEqualTo(1000);
+        assertThat(cache.evictions()).isEqualTo(20);
+        assertThat(cache.get(2, 1)).isNull(); // the oldest unread ones went
+        assertThat(cache.get(2, 29)).isNotNull();
+        cache.evictFile(2);
+        assertThat(cache.size()).isEqualTo(1);
+        assertThat(cache.usedBytes()).isEqualTo(100);
+    }
+
+    @Test
     void shouldReplaceABlockWithoutDoubleCharging() {
         BlockCache cache = new BlockCache(1000);
         cache.put(1, 0, block(100));

@@ -501,7 +501,7 @@ public final class LsmStore implements AutoCloseable {
             if (tree == null) {
                 continue; // dropped since the route was read
             }
-            try (Tree.View view = tree.view(db.versions)) {
+            try (Tree.View view = tree.acquire()) {
                 for (int level = 0; level < Version.LEVELS; level++) {
                     for (FileMeta f : view.version().files(level)) {
                         fileEntries += f.entries();

@@ -17,7 +17,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -95,7 +94,7 @@ class FsyncgateCampaignTest {
                     }
                 }
                 if (round < 3) { // the last round stays in the log only
-                    flushThroughRetries(kv);
+                    TransientFaultRecoveryTest.flushThroughRetries(kv);
                 }
             }
             afterPowerLoss = mem.crashClone();
@@ -136,22 +135,6 @@ class FsyncgateCampaignTest {
             return true;
         } catch (StorageIOException e) {
             return false;
-        }
-    }
-
-    /** Flushes; while a failed flush is being retried the store refuses, so ask again until it is done. */
-    private static void flushThroughRetries(LsmStore kv) {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (true) {
-            try {
-                kv.flush();
-                return;
-            } catch (StorageIOException e) {
-                if (System.nanoTime() > deadline) {
-                    throw e;
-                }
-            }
-            Thread.onSpinWait(); // a condition wait bounded by the deadline
         }
     }
 

@@ -6,8 +6,8 @@ import static dev.lacuna.AttributeValue.s;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.lacuna.kv.KvOptions;
-import dev.lacuna.lsm.BrokenVfs;
-import dev.lacuna.lsm.BrokenVfs.Breakage;
+import dev.lacuna.vfs.testing.BrokenVfs;
+import dev.lacuna.vfs.testing.BrokenVfs.Breakage;
 import dev.lacuna.vfs.MemVfs;
 import dev.lacuna.vfs.Vfs;
 import java.io.IOException;

@@ -6,7 +6,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.lacuna.storage.Durability;
 import dev.lacuna.kv.SstableOptions;
-import dev.lacuna.lsm.BrokenVfs.Breakage;
+import dev.lacuna.vfs.testing.BrokenVfs;
+import dev.lacuna.vfs.testing.BrokenVfs.Breakage;
 import dev.lacuna.vfs.MemVfs;
 import dev.lacuna.storage.WalOptions;
 import java.io.IOException;

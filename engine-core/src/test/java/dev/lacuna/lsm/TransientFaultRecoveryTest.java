@@ -122,7 +122,7 @@ class TransientFaultRecoveryTest {
     }
 
     /** Flushes; while a failed flush is being retried the store refuses, so ask again until it is done. */
-    private static void flushThroughRetries(LsmStore kv) {
+    static void flushThroughRetries(LsmStore kv) {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         while (true) {
             try {

@@ -46,7 +46,13 @@ import org.junit.jupiter.params.provider.EnumSource;
  */
 class BackfillTest {
     private static final Path DIR = IndexEquivalenceTest.DIR;
-    private static final Duration WAIT = IndexEquivalenceTest.WAIT;
+    /**
+     * A bound on each wait (for the backfill, the writers, the updater's catch-up), not a speed expected: a
+     * backfill of 20,000 items against 4 writers took 12 to 15 s under PIT's coverage agent on a loaded machine,
+     * too close to the 30 s the other index tests wait (this test failed in PIT's runner only, with two minions
+     * sharing 2 loaded cores; not reproduced with one).
+     */
+    private static final Duration WAIT = Duration.ofMinutes(5);
     private static final String TABLE = "Orders";
     private static final String INDEX = "ByGroup";
     private static final int ITEMS = Integer.getInteger("index.backfill.items", 20_000);

@@ -1,5 +1,6 @@
 package dev.lacuna.secondary;
 
+import dev.lacuna.vfs.testing.HeldLogForce;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.lacuna.AttributeValue;
@@ -20,7 +21,8 @@ import dev.lacuna.GetItem;
 import dev.lacuna.Key;
 import dev.lacuna.Query;
 import dev.lacuna.Scan;
-import dev.lacuna.secondary.BrokenVfs.Breakage;
+import dev.lacuna.vfs.testing.BrokenVfs;
+import dev.lacuna.vfs.testing.BrokenVfs.Breakage;
 import dev.lacuna.secondary.IndexEquivalenceTest.Workload;
 import dev.lacuna.vfs.MemVfs;
 import dev.lacuna.vfs.Vfs;

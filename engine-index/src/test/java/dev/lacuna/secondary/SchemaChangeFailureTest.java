@@ -1,5 +1,6 @@
 package dev.lacuna.secondary;
 
+import dev.lacuna.vfs.testing.HeldLogForce;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

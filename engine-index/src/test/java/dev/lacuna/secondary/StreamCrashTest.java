@@ -17,7 +17,9 @@ import dev.lacuna.StreamViewType;
 import dev.lacuna.TableSpec;
 import dev.lacuna.TransactWrite;
 import dev.lacuna.kv.KvOptions;
-import dev.lacuna.secondary.BrokenVfs.Breakage;
+import dev.lacuna.vfs.testing.BrokenVfs;
+import dev.lacuna.vfs.testing.BrokenVfs.Breakage;
+import dev.lacuna.vfs.testing.BreakageRuns;
 import dev.lacuna.storage.Durability;
 import dev.lacuna.vfs.MemVfs;
 import java.nio.file.Path;
@@ -61,7 +63,8 @@ import org.junit.jupiter.api.TestMethodOrder;
  * stopped allowing redeliveries before the fence was delivered fails with it, e.g. seed 116, 200 cycles, D = 200).
  *
  * <p>{@link #shouldFailWhenACheckpointIsSavedBeforeTheRecordsAreHandled} shows the check is not vacuous: a
- * consumer that commits before it handles loses records at a crash, and the run must count gaps.
+ * consumer that commits before it handles loses records at a crash, and the run must count gaps; and
+ * {@link #shouldFailOnABrokenFileSystem} that the suite fails on each broken file system of the crash suites.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class) // the mutation line prints after the summary
 class StreamCrashTest {
@@ -74,6 +77,8 @@ class StreamCrashTest {
     private static final int LINEAGE = 25;
     private static final int MAX_ACKS = 30;
     private static final String[] CONSUMERS = {"runner", "poller"};
+    /** {@link Breakage#LOG_WRITES_FAIL}'s N: log writes before the put path throws (past the table's creation). */
+    private static final int FAIL_AFTER = 60;
 
     /** Whether writer step {@code n} is a transaction (two items, one log record). */
     static boolean transaction(long n) {
@@ -320,9 +325,31 @@ class StreamCrashTest {
         return b.build();
     }
 
-    /** {@code commitFirst}: the poller commits before it records (a broken consumer, for the mutation test). */
+    /**
+     * On each broken file system ({@link BrokenVfs.Breakage}) the suite must fail within a few cycles: lose or
+     * reorder deliveries, or stop with an error. Prints {@code mutations caught: N of N}, as the other crash suites.
+     */
+    @Test
+    @Order(3)
+    void shouldFailOnABrokenFileSystem() {
+        BreakageRuns.Result result = BreakageRuns.catchEach(Integer.getInteger("stream.crash.mutation.cycles", 20),
+                (breakage, cycle) -> {
+                    Totals t = run(1, 20L + cycle, false, breakage);
+                    return t.gaps + t.outOfOrder == 0 && t.problems.isEmpty() ? null : "gaps: " + t.gaps
+                            + ", out of order: " + t.outOfOrder + (t.problems.isEmpty() ? "" : " (e.g. " + t.problems.get(0) + ")");
+                });
+        assertThat(result.caught()).as("%s", result.outcomes()).isEqualTo(result.of());
+    }
+
     private Totals run(int cycles, long baseSeed, boolean commitFirst) throws Exception {
-        Breakage breakage = Breakage.NONE;
+        return run(cycles, baseSeed, commitFirst, Breakage.NONE);
+    }
+
+    /**
+     * {@code commitFirst}: the poller commits before it records (a broken consumer, for the mutation test);
+     * {@code breakage}: the file system's ({@link Breakage#NONE} for the honest runs).
+     */
+    private Totals run(int cycles, long baseSeed, boolean commitFirst, Breakage breakage) throws Exception {
         Totals totals = new Totals();
         ExecutorService closer = Executors.newFixedThreadPool(2);
         List<Future<?>> closing = new ArrayList<>();
@@ -350,7 +377,7 @@ class StreamCrashTest {
                             Breakage breakage, boolean commitFirst) throws Exception {
         Random random = new Random(seed);
         boolean tiny = seed % 2 == 0;
-        BrokenVfs vfs = new BrokenVfs(new MemVfs(), breakage, Integer.MAX_VALUE);
+        BrokenVfs vfs = new BrokenVfs(new MemVfs(), breakage, FAIL_AFTER);
         long[] next = new long[WRITERS]; // each writer's next step
         Model[] models = {new Model(CONSUMERS[0], totals), new Model(CONSUMERS[1], totals)};
         Database db = Database.open(DIR, options(vfs, tiny));
@@ -390,7 +417,7 @@ class StreamCrashTest {
                 }
                 Database old = db;
                 closing.add(closer.submit(old::close));
-                vfs = new BrokenVfs(crashed, breakage, Integer.MAX_VALUE);
+                vfs = new BrokenVfs(crashed, breakage, FAIL_AFTER);
                 db = Database.open(DIR, options(vfs, tiny));
                 long[] recovered = recoveredSteps(db);
                 long[] target = new long[WRITERS];

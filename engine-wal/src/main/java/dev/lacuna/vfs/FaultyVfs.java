@@ -90,6 +90,7 @@ public final class FaultyVfs implements Vfs {
     private boolean diskFull;                    // guarded by monitor: a DISK_FULL fault has struck
     private boolean halfNextWrite;               // guarded by monitor: the next write writes half, then fails
     private boolean tearNextWrite;               // guarded by monitor: the next write is torn (TORN_WRITE)
+    private boolean forceFailureDropsWrites;     // guarded by monitor: see failedForceDropsWrites
     private long injected;                       // guarded by monitor: failures thrown by rule
     private String firstInjected;                // guarded by monitor
 
@@ -164,6 +165,21 @@ public final class FaultyVfs implements Vfs {
         }
         synchronized (monitor) {
             diskBytesLeft = bytes;
+        }
+    }
+
+    /**
+     * Makes a {@link VfsFile#force()} that fails by rule also drop the file's writes since its last force
+     * from what a power loss leaves, as Linux does when an fsync fails: it marks the dirty pages of the
+     * failed writeback clean, so a later fsync that succeeds does not write them ("fsyncgate"). The process
+     * still reads the bytes back. Takes effect on files of a {@link MemVfs} underneath (through
+     * {@link ForwardingVfs} and {@code FaultyVfs} wrappers); other files keep their writes. Off by default
+     * (a failed fsync then leaves the writes pending, so a later force makes them durable); {@link #heal()}
+     * keeps it.
+     */
+    public void failedForceDropsWrites(boolean drops) {
+        synchronized (monitor) {
+            forceFailureDropsWrites = drops;
         }
     }
 
@@ -383,8 +399,9 @@ public final class FaultyVfs implements Vfs {
     }
 
     /** A file whose operations go through the rules. */
-    private final class FaultyFile implements VfsFile {
-        private final VfsFile file;
+    final class FaultyFile implements VfsFile {
+        /** The delegate's file (read by {@link MemVfs#dropUnsynced(VfsFile)}). */
+        final VfsFile file;
 
         FaultyFile(VfsFile file) {
             this.file = file;
@@ -431,7 +448,18 @@ public final class FaultyVfs implements Vfs {
 
         @Override
         public void force() throws IOException {
-            admit(Op.FORCE, file.name());
+            try {
+                admit(Op.FORCE, file.name());
+            } catch (IOException e) {
+                boolean drops;
+                synchronized (monitor) {
+                    drops = forceFailureDropsWrites;
+                }
+                if (drops) {
+                    MemVfs.dropUnsynced(file);
+                }
+                throw e;
+            }
             file.force();
         }
 

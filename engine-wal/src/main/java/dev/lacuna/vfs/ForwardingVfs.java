@@ -103,6 +103,11 @@ public abstract class ForwardingVfs implements Vfs {
             this.delegate = java.util.Objects.requireNonNull(delegate, "delegate");
         }
 
+        /** The file calls go to, for {@link MemVfs#dropUnsynced(VfsFile)}. */
+        final VfsFile forwardee() {
+            return delegate;
+        }
+
         @Override
         public int read(ByteBuffer dst, long position) throws IOException {
             return delegate.read(dst, position);

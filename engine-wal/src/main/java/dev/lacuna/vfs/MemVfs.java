@@ -390,6 +390,32 @@ public final class MemVfs implements Vfs {
         return inode;
     }
 
+    /**
+     * Forgets the writes made through {@code file} since its last force, as far as a power loss is concerned:
+     * what Linux does when an fsync fails (the dirty pages of the failed writeback are marked clean, so a
+     * later fsync that succeeds does not write them). The process still reads the bytes back; only the
+     * durable image loses them, and a later force makes durable only what is written after this call.
+     * Pending truncations are kept: they are metadata, not pages. Reaches the file through
+     * {@link ForwardingVfs.File} and {@link FaultyVfs} wrappers.
+     *
+     * @return false if {@code file} is not a file of a {@code MemVfs}: nothing to drop
+     */
+    static boolean dropUnsynced(VfsFile file) {
+        VfsFile at = file;
+        while (true) {
+            if (at instanceof MemFile mem) {
+                mem.dropUnsynced();
+                return true;
+            } else if (at instanceof ForwardingVfs.File forwarding) {
+                at = forwarding.forwardee();
+            } else if (at instanceof FaultyVfs.FaultyFile faulty) {
+                at = faulty.file;
+            } else {
+                return false;
+            }
+        }
+    }
+
     /** A growable byte array; bytes past {@link #length} are always zero, so extending a file zero-fills it. */
     private static final class Content {
         private byte[] bytes;
@@ -614,6 +640,13 @@ public final class MemVfs implements Vfs {
                     op.applyTo(inode.durable);
                 }
                 inode.pending.clear();
+            }
+        }
+
+        /** See {@link MemVfs#dropUnsynced(VfsFile)}: the writes since the last force never reach the disk. */
+        void dropUnsynced() {
+            synchronized (monitor) {
+                inode.pending.removeIf(op -> op instanceof Write);
             }
         }
 

@@ -52,6 +52,58 @@ final class FaultyVfsTest {
         }
     }
 
+    /**
+     * With {@link FaultyVfs#failedForceDropsWrites}, a failed force loses the writes since the last force from
+     * the durable image, as Linux does (the process still reads them); a later force makes durable only what
+     * was written after the failure, so the lost bytes come back as zeros, not as data.
+     */
+    @Test
+    void shouldDropTheUnsyncedWritesFromTheDiskWhenAForceFailsAsLinuxDoes() throws IOException {
+        Path path = DIR.resolve("a.log");
+        vfs.failedForceDropsWrites(true);
+        try (VfsFile file = vfs.create(path)) {
+            mem.syncDirectory(DIR);
+            file.append(bytes("one"));
+            file.force();
+            file.append(bytes("two"));
+            vfs.failNth(Op.FORCE, 1);
+            assertThatThrownBy(file::force).isInstanceOf(IOException.class);
+            assertThat(new String(mem.readAll(path), UTF_8)).as("what the process reads").isEqualTo("onetwo");
+
+            file.append(bytes("six"));
+            file.force();
+            assertThat(new String(mem.crashClone().readAll(path), UTF_8)).as("what a power loss leaves")
+                    .isEqualTo("one\0\0\0six");
+            assertThat(new String(mem.crashClone(new java.util.Random(1)).readAll(path), UTF_8))
+                    .isEqualTo("one\0\0\0six");
+        }
+    }
+
+    /** Through a {@link ForwardingVfs} wrapper too; and off (the default), the later force makes them durable. */
+    @Test
+    void shouldDropUnsyncedWritesThroughWrappersAndOnlyWhenAsked() throws IOException {
+        FaultyVfs dropping = new FaultyVfs(new ForwardingVfs(mem) {
+            @Override
+            protected VfsFile wrap(VfsFile file) {
+                return new ForwardingVfs.File(file) {
+                };
+            }
+        });
+        dropping.failedForceDropsWrites(true);
+        for (FaultyVfs faulty : List.of(dropping, vfs)) {
+            Path path = DIR.resolve(faulty == vfs ? "kept.log" : "dropped.log");
+            try (VfsFile file = faulty.create(path)) {
+                mem.syncDirectory(DIR);
+                file.append(bytes("two"));
+                faulty.failNth(Op.FORCE, 1);
+                assertThatThrownBy(file::force).isInstanceOf(IOException.class);
+                file.force();
+            }
+        }
+        assertThat(new String(mem.crashClone().readAll(DIR.resolve("dropped.log")), UTF_8)).isEmpty();
+        assertThat(new String(mem.crashClone().readAll(DIR.resolve("kept.log")), UTF_8)).isEqualTo("two");
+    }
+
     @Test
     void shouldFailEveryOperationFromTheNth() throws IOException {
         try (VfsFile file = vfs.create(DIR.resolve("a.log"))) {

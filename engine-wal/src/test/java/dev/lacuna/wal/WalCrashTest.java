@@ -5,11 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.lacuna.storage.Durability;
 import dev.lacuna.vfs.MemVfs;
-import dev.lacuna.wal.BrokenVfs.Breakage;
-import dev.lacuna.vfs.ForwardingVfs;
-import dev.lacuna.vfs.Vfs;
-import dev.lacuna.vfs.VfsFile;
-import java.io.IOException;
+import dev.lacuna.vfs.testing.BrokenVfs;
+import dev.lacuna.vfs.testing.BrokenVfs.Breakage;
+import dev.lacuna.vfs.testing.HeldLogForce;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -21,7 +19,6 @@ import java.util.Random;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
@@ -144,58 +141,6 @@ class WalCrashTest {
     }
 
     /**
-     * A file system on which, after {@link #hold()}, group commits' fsyncs block until {@link #release()}.
-     * Only those made by a leader in {@code Wal.syncTo} (outside the log's lock): a segment roll forces its new
-     * header under the lock, and holding that would stop the reader and the writers rather than a group.
-     */
-    private static final class HeldForce extends ForwardingVfs {
-        private static final StackWalker GROUP_COMMIT = StackWalker.getInstance(StackWalker.Option.RETAIN_CLASS_REFERENCE);
-        private final Semaphore entered = new Semaphore(0);
-        private volatile CountDownLatch gate;
-
-        HeldForce(Vfs inner) {
-            super(inner);
-        }
-
-        void hold() {
-            gate = new CountDownLatch(1);
-        }
-
-        boolean awaitHeld(long nanos) throws InterruptedException {
-            return entered.tryAcquire(nanos, TimeUnit.NANOSECONDS);
-        }
-
-        void release() {
-            CountDownLatch g = gate;
-            gate = null;
-            if (g != null) {
-                g.countDown();
-            }
-        }
-
-        @Override
-        protected VfsFile wrap(VfsFile f) {
-            return new ForwardingVfs.File(f) {
-                @Override
-                public void force() throws IOException {
-                    CountDownLatch g = gate;
-                    if (g != null && GROUP_COMMIT.walk(frames -> frames.anyMatch(
-                            fr -> fr.getDeclaringClass() == Wal.class && fr.getMethodName().equals("syncTo")))) {
-                        entered.release();
-                        try {
-                            g.await();
-                        } catch (InterruptedException e) {
-                            Thread.currentThread().interrupt();
-                            throw new IOException("interrupted while held", e);
-                        }
-                    }
-                    super.force();
-                }
-            };
-        }
-    }
-
-    /**
      * One cycle's counts: acknowledged records lost, records recovered, and of the tailing reader's records
      * read before the crash: how many were compared, read as durable yet not recovered, read with other bytes.
      */
@@ -212,7 +157,7 @@ class WalCrashTest {
                 .withPreallocate(random.nextBoolean() ? 0 : blockSize * (1L + random.nextInt(8)));
         // The breakage's N: past the recovered-once log below, before the writers' target.
         BrokenVfs broken = new BrokenVfs(new MemVfs(), breakage, 40);
-        HeldForce vfs = new HeldForce(broken);
+        HeldLogForce vfs = new HeldLogForce(broken);
         boolean holdAtCrash = random.nextBoolean();
         if (random.nextInt(4) == 0) { // sometimes crash a log that was already recovered once
             try (Wal wal = Wal.open(vfs, DIR, options)) {

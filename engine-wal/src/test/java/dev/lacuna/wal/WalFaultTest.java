@@ -218,4 +218,49 @@ class WalFaultTest {
             }
         }
     }
+
+    /**
+     * Fsyncgate: an fsync of the log fails, and (as on Linux) the writes it was to make durable are dropped
+     * from the disk while the process still reads them. The next append recovers the log and is
+     * acknowledged; after a power loss every record up to it must be there, which only the rewrite of the
+     * unsynced tail ({@code SegmentWriter.rewriteAfterFailure}) achieves: a later fsync alone does not write
+     * the dropped pages. (Seen failing with {@code rewriteAfterFailure} made a no-op: the reopen after the power
+     * loss found zeros where the records were.)
+     */
+    @Test
+    void shouldRewriteRecordsWhosePagesAFailedFsyncDropped() {
+        MemVfs disk = new MemVfs();
+        FaultyVfs faulty = new FaultyVfs(disk);
+        faulty.failedForceDropsWrites(true);
+        List<byte[]> acknowledged = new ArrayList<>();
+        byte[] failed = WalTest.payload(500, 100);
+        Wal wal = Wal.open(faulty, DIR, OPTIONS);
+        for (int i = 0; i < 3; i++) {
+            byte[] p = WalTest.payload(i, 100);
+            wal.append(p, Durability.SYNC);
+            acknowledged.add(p);
+        }
+        for (int i = 3; i < 6; i++) { // written to the OS, made durable by the next sync that succeeds
+            byte[] p = WalTest.payload(i, 100);
+            wal.append(p, Durability.NONE);
+            acknowledged.add(p);
+        }
+        faulty.failNth(Op.FORCE, 1);
+        assertThatThrownBy(() -> wal.append(failed, Durability.SYNC)).isInstanceOf(StorageIOException.class);
+        assertThat(faulty.injectedCount()).isEqualTo(1);
+        byte[] after = WalTest.payload(1_000, 100);
+        wal.append(after, Durability.SYNC);
+        acknowledged.add(after);
+        MemVfs afterPowerLoss = disk.crashClone();
+        wal.close();
+        try (Wal reopened = Wal.open(afterPowerLoss, DIR, OPTIONS)) {
+            List<WalRecord> records = WalTest.readAll(reopened, 1);
+            for (int i = 0; i < records.size(); i++) {
+                assertThat(records.get(i).lsn()).as("LSNs without a hole").isEqualTo(i + 1);
+            }
+            // The record whose fsync failed had its LSN, so the recovery keeps it; its writer was told it failed.
+            assertThat(records).extracting(WalRecord::payload).filteredOn(p -> !Arrays.equals(p, failed))
+                    .as("every acknowledged record after the power loss").containsExactlyElementsOf(acknowledged);
+        }
+    }
 }

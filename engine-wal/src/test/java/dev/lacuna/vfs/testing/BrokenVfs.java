@@ -1,4 +1,4 @@
-package dev.lacuna.wal;
+package dev.lacuna.vfs.testing;
 
 import dev.lacuna.vfs.ForwardingVfs;
 import dev.lacuna.vfs.MemVfs;
@@ -18,11 +18,11 @@ import java.util.concurrent.atomic.AtomicInteger;
  * injected file system only. Take crash images with {@link #crashClone(Random)}, not from the
  * {@code MemVfs}: one breakage acts at the crash.
  *
- * <p>Copies of this class live in each test tree that has a crash suite (engine-wal {@code dev.lacuna.wal},
- * engine-core {@code dev.lacuna.lsm}, engine-index {@code dev.lacuna.secondary}): a test tree cannot see
- * another's classes without a test-jar, which the modules' descriptors make awkward (the test classes are
- * patched into their module and cannot read a class-path jar), and users have no use for a file system
- * that lies, so it does not belong in {@code dev.lacuna.vfs}. Keep the copies alike.
+ * <p>One copy for every crash suite: engine-wal's test tree holds it, in a package of its own that no module
+ * owns, and engine-wal builds a test-jar that engine-core's and engine-index's tests depend on (tests run on the
+ * class path; a package of a named module, such as {@code dev.lacuna.wal}, would be hidden there). Not in
+ * {@code dev.lacuna.vfs}: users have no use for a file system that lies on purpose, and the breakages know the
+ * engine's file names.
  */
 public final class BrokenVfs extends ForwardingVfs {
     /** The breakages; {@link #NONE} is the honest file system, for the suites' ordinary runs. */

@@ -1,4 +1,4 @@
-package dev.lacuna.secondary;
+package dev.lacuna.vfs.testing;
 
 import dev.lacuna.vfs.ForwardingVfs;
 import dev.lacuna.vfs.Vfs;
@@ -13,29 +13,31 @@ import java.util.concurrent.TimeUnit;
  * a test can then look at the store while {@code SYNC} writes wait for their fsync, and crash there. Only
  * fsyncs made by the log's group-commit leader ({@code Wal.syncTo}, outside the log's lock) are held: a
  * segment roll forces its new header under the lock, and holding that would stop every reader of the log.
+ * Shared by the crash suites of engine-wal, engine-core and engine-index (see {@link BrokenVfs} for how).
  */
-final class HeldLogForce extends ForwardingVfs {
+public final class HeldLogForce extends ForwardingVfs {
     private static final StackWalker WALKER = StackWalker.getInstance();
     private final Semaphore entered = new Semaphore(0);
     private volatile CountDownLatch gate;
 
-    HeldLogForce(Vfs inner) {
+    /** Forwards to {@code inner}, holding nothing until {@link #hold()}. */
+    public HeldLogForce(Vfs inner) {
         super(inner);
     }
 
     /** From now on group-commit fsyncs block. */
-    void hold() {
+    public void hold() {
         entered.drainPermits();
         gate = new CountDownLatch(1);
     }
 
     /** Whether a group-commit fsync blocked within {@code nanos}. */
-    boolean awaitHeld(long nanos) throws InterruptedException {
+    public boolean awaitHeld(long nanos) throws InterruptedException {
         return entered.tryAcquire(nanos, TimeUnit.NANOSECONDS);
     }
 
     /** Lets the held fsyncs, and every later one, go on. */
-    void release() {
+    public void release() {
         CountDownLatch g = gate;
         gate = null;
         if (g != null) {

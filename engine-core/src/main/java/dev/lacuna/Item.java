@@ -1,7 +1,7 @@
 package dev.lacuna;
 
 import dev.lacuna.base.Utf8;
-import dev.lacuna.item.DecodedAttributes;
+import dev.lacuna.base.CheckedNames;
 import java.math.BigDecimal;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -41,7 +41,7 @@ public final class Item {
      * @throws ValidationException if a name is null, empty or not valid Unicode, or a value is null
      */
     public static Item of(Map<String, AttributeValue> attributes) {
-        if (attributes instanceof DecodedAttributes decoded) {
+        if (attributes instanceof CheckedNames<AttributeValue> decoded) {
             return new Item(decoded); // checked as it was decoded, and no one else holds it
         }
         LinkedHashMap<String, AttributeValue> copy = new LinkedHashMap<>();

@@ -3,6 +3,7 @@ package dev.lacuna.item;
 import dev.lacuna.AttributeValue;
 import dev.lacuna.Item;
 import dev.lacuna.ValidationException;
+import dev.lacuna.base.CheckedNames;
 import java.math.BigDecimal;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -50,7 +51,7 @@ final class ItemDecoder {
         }
         // an attribute is at least a name length, one byte of name and a type byte
         int count = in.length("attribute count", 3);
-        DecodedAttributes attributes = new DecodedAttributes(count);
+        CheckedNames<AttributeValue> attributes = new CheckedNames<>(count);
         for (int i = 0; i < count; i++) {
             int nameAt = in.position();
             int nameBytes = in.length("attribute name length", 1);

@@ -200,7 +200,7 @@ final class ReadPath {
             throw e;
         }
         UserIterator[] self = new UserIterator[1];
-        self[0] = new UserIterator(new MergingIterator(children), sequence, lower, upper, reverse, () -> {
+        Runnable release = () -> {
             if (reverse) {
                 views.forEach(v -> v.mem().endReverseScan());
             }
@@ -208,10 +208,26 @@ final class ReadPath {
             if (token != -1) {
                 db.reads.end(token);
             }
-            if (self[0].skipped() >= db.options.deadEntryTrigger()) {
-                background.flushForDeadEntries(views);
+        };
+        MergingIterator merged = new MergingIterator(children);
+        try {
+            // The first seek happens here, and it opens the deeper levels' tables: an I/O error (a transient
+            // EMFILE, a damaged block) must release the views, the read token and the reverse-scan marks, or
+            // the views' tables are never deleted and the memtables never purge again (ScanFailureReleaseTest).
+            self[0] = new UserIterator(merged, sequence, lower, upper, reverse, () -> {
+                release.run();
+                if (self[0].skipped() >= db.options.deadEntryTrigger()) {
+                    background.flushForDeadEntries(views);
+                }
+            });
+        } catch (RuntimeException | Error e) {
+            try {
+                merged.close();
+            } finally {
+                release.run();
             }
-        });
+            throw e;
+        }
         return self[0];
     }
 

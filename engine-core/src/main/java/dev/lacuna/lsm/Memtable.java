@@ -20,6 +20,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 final class Memtable {
     /** Approximate per-entry cost of the skip list node, index levels and the two arrays' headers. */
     private static final int ENTRY_OVERHEAD = 64;
+    /** Reads an internal key's trailer in one step (InternalKey.sequence assembles it byte by byte). */
+    private static final java.lang.invoke.VarHandle BIG_ENDIAN_LONG = java.lang.invoke.MethodHandles
+            .byteArrayViewVarHandle(long[].class, java.nio.ByteOrder.BIG_ENDIAN);
 
     private final ConcurrentSkipListMap<byte[], byte[]> entries = new ConcurrentSkipListMap<>(InternalKey.COMPARATOR);
     private final AtomicLong bytes = new AtomicLong();
@@ -90,7 +93,7 @@ final class Memtable {
             }
             entries.put(key, values[i]);
             added += key.length + values[i].length + ENTRY_OVERHEAD;
-            long sequence = InternalKey.sequence(key);
+            long sequence = (long) BIG_ENDIAN_LONG.get(key, key.length - InternalKey.TRAILER_SIZE) >>> 8; // its trailer's
             min = Math.min(min, sequence);
             max = Math.max(max, sequence);
         }

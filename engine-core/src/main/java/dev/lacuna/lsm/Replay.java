@@ -79,7 +79,7 @@ final class Replay {
                     }
                     try {
                         for (WalRecord r : batch) {
-                            for (WriteBatch.Op op : BatchCodec.decode(r.payload(), "log record " + r.lsn()).ops()) {
+                            for (WriteBatch.Op op : BatchCodec.decodeLogRecord(r.payload(), r.lsn()).ops()) {
                                 if (op.kind() == WriteBatch.KIND_LOG_ONLY) {
                                     continue;
                                 }

@@ -214,7 +214,11 @@ final class Background {
             return;
         }
         long trimTo = logNeededAfterFlushing(null);
-        if (trimTo + 1 <= db.versions.walStartLsn()) {
+        long start = db.versions.walStartLsn();
+        if (trimTo + 1 <= start) {
+            // The start is in place, but a segment sealed since the last trim may hold nothing after it: an explicit
+            // flush seals the one being written, even with nothing to write. No edit: trimming needs none.
+            db.wal.deleteObsoleteSegments(start - 1);
             return;
         }
         try {

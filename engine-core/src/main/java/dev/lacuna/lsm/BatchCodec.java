@@ -95,6 +95,18 @@ public final class BatchCodec {
         return new Decoded(ops, writeTime, flags);
     }
 
+    /**
+     * {@link #decode} of the log record {@code lsn}, named {@code "log record <lsn>"} in an error; the name is built
+     * only then (recovery decodes every record of the log, and building it each time cost a tenth of the decoding).
+     */
+    static Decoded decodeLogRecord(byte[] b, long lsn) {
+        try {
+            return decode(b, "");
+        } catch (CorruptionException e) {
+            throw new CorruptionException("log record " + lsn, e.offset(), e.detail());
+        }
+    }
+
     private static boolean hasValue(int kind) {
         return kind == InternalKey.KIND_PUT || kind == WriteBatch.KIND_LOG_ONLY;
     }

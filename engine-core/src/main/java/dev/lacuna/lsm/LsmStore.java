@@ -33,6 +33,7 @@ import java.util.Objects;
  * {@link #open}, which keeps every write acknowledged with {@link Durability#SYNC}.
  */
 public final class LsmStore implements AutoCloseable {
+    private static final System.Logger LOG = System.getLogger(LsmStore.class.getName());
     private final Db db;
     private final VfsLock lock;
     private final Background background;
@@ -411,7 +412,9 @@ public final class LsmStore implements AutoCloseable {
     }
 
     /**
-     * Writes every memtable to SSTables and waits until that is done.
+     * Writes every memtable to SSTables and waits until that is done. The log's segment being written is sealed
+     * first, so that once the flushes' trims have run (in the background, right after) the log keeps no record the
+     * tables hold (unless a log consumer's checkpoint needs it), even when there was nothing to write.
      *
      * @throws StorageIOException if a flush or compaction fails on an I/O error meanwhile: it is retried in the
      *                            background (the memtables are flushed once a retry succeeds), and this call
@@ -426,6 +429,14 @@ public final class LsmStore implements AutoCloseable {
             }
         } finally {
             db.commitLock.unlock();
+        }
+        // The segment being written holds the writes just frozen (and, with nothing to write, writes flushed
+        // before): sealed, the trim that ends each partition's flush job deletes it once they are all in tables.
+        try {
+            db.wal.rollIfNotEmpty();
+        } catch (StorageIOException e) {
+            // The log refuses appends until one recovers it; the flush itself needs no log write.
+            LOG.log(System.Logger.Level.WARNING, "sealing the log's segment before a flush failed: " + e);
         }
         for (Tree tree : db.live) {
             background.scheduleFlush(tree);

@@ -1,7 +1,6 @@
 package dev.lacuna.lsm;
 
 import dev.lacuna.kv.KvOptions;
-import dev.lacuna.kv.WriteBatch;
 import dev.lacuna.sstable.BlockCache;
 import dev.lacuna.storage.CorruptionException;
 import dev.lacuna.storage.IncompatibleStoreException;
@@ -12,6 +11,8 @@ import dev.lacuna.wal.WalReader;
 import dev.lacuna.wal.WalRecord;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Set;
 import java.util.function.BiFunction;
 
@@ -28,6 +29,8 @@ final class Recovery {
     static final String LOCK_FILE = "LOCK";
     /** The log's directory, inside the store's. */
     static final String WAL_DIR = "wal";
+    /** Log records read before they are handed to the decoding thread together. */
+    private static final int REPLAY_BATCH = 256;
 
     private Recovery() {
     }
@@ -113,28 +116,36 @@ final class Recovery {
         for (Tree tree : db.live) {
             flushed[tree.id] = db.versions.flushedLsn(tree.id);
         }
-        long memory = 0;
         long records = 0;
         long bytes = 0;
-        try (WalReader reader = db.wal.reader(Math.max(start, first))) {
-            for (WalRecord r = reader.next(); r != null; r = reader.next()) {
-                records++;
-                bytes += r.payload().length;
-                for (WriteBatch.Op op : BatchCodec.decode(r.payload(), "log record " + r.lsn()).ops()) {
-                    if (op.kind() == WriteBatch.KIND_LOG_ONLY) {
-                        continue;
-                    }
-                    int t = db.treeOrNone(op.key());
-                    if (t >= 0 && r.lsn() > flushed[t]) { // t < 0: its keyspace was dropped
-                        Memtable mem = db.trees[t].mem();
-                        long before = mem.bytes();
-                        mem.add(op.key(), r.lsn(), op.kind(), op.value());
-                        memory += mem.bytes() - before;
+        Replay replay = new Replay(db.trees.length);
+        try (WalReader reader = db.wal.reader(Math.max(start, first));
+             Replay.Decoder decoder = replay.new Decoder(db, flushed)) {
+            List<WalRecord> batch = new ArrayList<>(REPLAY_BATCH);
+            try {
+                for (WalRecord r = reader.next(); r != null; r = reader.next()) {
+                    records++;
+                    bytes += r.payload().length;
+                    batch.add(r);
+                    if (batch.size() == REPLAY_BATCH) {
+                        decoder.submit(batch);
+                        batch = new ArrayList<>(REPLAY_BATCH);
                     }
                 }
+            } catch (RuntimeException e) {
+                // A record handed over before the one that failed to read may not decode: that failure came first.
+                try {
+                    decoder.finish();
+                } catch (RuntimeException | Error earlier) {
+                    earlier.addSuppressed(e);
+                    throw earlier;
+                }
+                throw e;
             }
+            decoder.submit(batch);
+            decoder.finish();
         }
-        db.memoryUsed.set(memory);
+        db.memoryUsed.set(replay.apply(db));
         db.visibility.recovered(Math.max(last, 0));
         return new long[] {records, bytes};
     }

@@ -34,10 +34,24 @@ final class SegmentReader {
     private final boolean sealable;
     private final long segment;
     private final int blockSize;
+    /**
+     * Most bytes read at once: many blocks, so that reading a segment through costs few system calls. A reader starts
+     * with one block and doubles its reads while it goes on, so that one that reads a few records (a reader started
+     * at a hint) reads little more than their blocks.
+     */
+    static final int MAX_READ_SIZE = 256 * 1024;
+    /** What {@link #skip} returns for a record it checked without copying its payload. */
+    private static final WalRecord CHECKED = new WalRecord(0, new byte[0]);
+
     private final CRC32C crc = new CRC32C();
-    private final byte[] block;
+    /** File bytes {@code [blockStart, blockStart + blockLength)}, starting at a block boundary; grows as reads do. */
+    private byte[] block;
+    /** Bytes the next read asks for, from one block to {@link #MAX_READ_SIZE}. */
+    private int readSize;
     private long blockStart = -1;
     private int blockLength;
+    /** False while {@link #skip} runs: records are checked, their payloads not copied. */
+    private boolean copyPayloads = true;
 
     private long position;
     private long expectedLsn;
@@ -54,6 +68,7 @@ final class SegmentReader {
         this.segment = header.segment();
         this.blockSize = header.blockSize();
         this.block = new byte[blockSize];
+        this.readSize = blockSize;
         this.position = HEADER_SIZE;
         this.expectedLsn = header.firstLsn();
     }
@@ -70,6 +85,7 @@ final class SegmentReader {
         position = offset;
         expectedLsn = lsn;
         end = null;
+        readSize = blockSize;
     }
 
     /** Offset just past the last record returned (the header's end before the first). */
@@ -90,6 +106,20 @@ final class SegmentReader {
     /** Offset just past the seal, once {@link #next} has returned null with {@link End#SEALED}; else -1. */
     long sealEnd() {
         return sealEnd;
+    }
+
+    /**
+     * Like {@link #next}, for a reader that only checks the records (recovery): the payload is not copied out.
+     *
+     * @return whether a record was read (else see {@link #end()})
+     */
+    boolean skip(long limit) throws IOException {
+        copyPayloads = false;
+        try {
+            return next(limit) != null;
+        } finally {
+            copyPayloads = true;
+        }
     }
 
     /**
@@ -173,6 +203,11 @@ final class SegmentReader {
             if (starts == inRecord) {
                 throw corrupt(pos, inRecord ? "record interrupted by a new record" : "fragment continues no record");
             }
+            if (type == WalFormat.FULL) {
+                // The whole record in one fragment: straight from the buffer, without assembling a body first.
+                pos += FRAGMENT_HEADER_SIZE + length;
+                return finish(block, at + FRAGMENT_HEADER_SIZE, length, pos);
+            }
             if (body == null) {
                 body = new byte[Math.max(length, 64)];
             } else if (bodyLength + length > body.length) {
@@ -185,24 +220,25 @@ final class SegmentReader {
             bodyLength += length;
             pos += FRAGMENT_HEADER_SIZE + length;
             inRecord = true;
-            if (type == WalFormat.FULL || type == WalFormat.LAST) {
-                return finish(body, bodyLength, pos);
+            if (type == WalFormat.LAST) {
+                return finish(body, 0, bodyLength, pos);
             }
         }
     }
 
-    private WalRecord finish(byte[] body, int bodyLength, long endPos) {
+    /** The record whose body is {@code body[from, from + bodyLength)}, checked. */
+    private WalRecord finish(byte[] body, int from, int bodyLength, long endPos) {
         if (bodyLength < LSN_SIZE) {
             throw corrupt(position, "record of " + bodyLength + " bytes has no LSN");
         }
-        long lsn = WalFormat.getLong(body, 0);
+        long lsn = WalFormat.getLong(body, from);
         if (lsn != expectedLsn) {
             throw corrupt(position, "record has LSN " + lsn + ", expected " + expectedLsn);
         }
         expectedLsn++;
         position = endPos;
         end = null;
-        return new WalRecord(lsn, Arrays.copyOfRange(body, LSN_SIZE, bodyLength));
+        return copyPayloads ? new WalRecord(lsn, Arrays.copyOfRange(body, from + LSN_SIZE, from + bodyLength)) : CHECKED;
     }
 
     /**
@@ -212,10 +248,14 @@ final class SegmentReader {
      * @return the index of {@code pos} in {@link #block}
      */
     private int load(long pos, int length, long limit) throws IOException {
-        long start = pos - pos % blockSize;
-        int offset = (int) (pos - start);
-        if (start != blockStart || offset + length > blockLength) {
-            ByteBuffer buffer = ByteBuffer.wrap(block, 0, (int) Math.min(blockSize, limit - start));
+        if (blockStart < 0 || pos < blockStart || pos + length > blockStart + blockLength) {
+            long start = pos - pos % blockSize;
+            int want = (int) Math.min(readSize, limit - start);
+            if (block.length < want) {
+                block = new byte[readSize]; // (a reader following the log's end wants about a block: no growth)
+            }
+            ByteBuffer buffer = ByteBuffer.wrap(block, 0, want);
+            readSize = Math.min(Math.max(blockSize, MAX_READ_SIZE / blockSize * blockSize), readSize * 2);
             while (buffer.hasRemaining()) {
                 int n = file.read(buffer, start + buffer.position());
                 if (n < 0) {
@@ -224,11 +264,11 @@ final class SegmentReader {
             }
             blockStart = start;
             blockLength = buffer.position();
-            if (offset + length > blockLength) {
+            if (pos + length > start + blockLength) {
                 throw corrupt(pos, "file ends inside a fragment");
             }
         }
-        return offset;
+        return (int) (pos - blockStart);
     }
 
     private CorruptionException corrupt(long offset, String detail) {

@@ -7,6 +7,7 @@ import static dev.lacuna.wal.WalFormat.LSN_SIZE;
 import dev.lacuna.vfs.VfsFile;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.util.Arrays;
 import java.util.zip.CRC32C;
 
 /**
@@ -38,11 +39,23 @@ final class TornTail {
             throws IOException {
         int blockSize = header.blockSize();
         byte[] block = new byte[blockSize];
+        byte[] zeros = new byte[blockSize];
         CRC32C crc = new CRC32C();
         for (long start = from - from % blockSize; start < size; start += blockSize) {
             int length = read(file, block, start, (int) Math.min(blockSize, size - start));
             int first = (int) Math.max(0, Math.max(from, HEADER_SIZE) - start);
+            int typeEnd = length - FRAGMENT_HEADER_SIZE + WalFormat.FRAGMENT_TYPE_OFFSET + 1; // type bytes of offsets tried
             for (int at = first; at + FRAGMENT_HEADER_SIZE <= length; at++) {
+                int typeAt = at + WalFormat.FRAGMENT_TYPE_OFFSET;
+                if (block[typeAt] == 0) {
+                    // No fragment has type 0: over zero fill (most of what follows a crash) jump to the next offset
+                    // whose type byte is not zero, found by a vectorized compare rather than one offset at a time.
+                    int nonZero = Arrays.mismatch(block, typeAt, typeEnd, zeros, 0, typeEnd - typeAt);
+                    if (nonZero < 0) {
+                        break;
+                    }
+                    at += nonZero;
+                }
                 if (wellFormed(block, at, length, header, expectedLsn, crc)) {
                     return start + at;
                 }

@@ -562,6 +562,34 @@ public final class Wal implements AutoCloseable {
         }
     }
 
+    /**
+     * Seals the segment being written and starts the next one, if it holds records: a trim never deletes the
+     * segment being written, so an owner about to store every record elsewhere (an explicit flush) calls this for
+     * {@link #deleteObsoleteSegments} to be able to delete them all afterwards, instead of leaving them for every
+     * open to read until later records fill the segment. Nothing happens if the log failed earlier (the next append
+     * recovers it; a trim can wait).
+     *
+     * @return whether a new segment was started
+     * @throws StorageIOException      if the file system fails (the log then refuses appends, as after a failed
+     *                                 append)
+     * @throws DatabaseClosedException if the log is closed
+     */
+    public boolean rollIfNotEmpty() {
+        writeLock.lock();
+        try {
+            checkOpen();
+            if (failure != null || current.isEmpty()) {
+                return false;
+            }
+            roll();
+            return true;
+        } catch (IOException e) {
+            throw fail("start a new segment of", e);
+        } finally {
+            writeLock.unlock();
+        }
+    }
+
     private int trim(long flushedLsn) {
         long keepAbove = flushedLsn;
         synchronized (checkpoints) {

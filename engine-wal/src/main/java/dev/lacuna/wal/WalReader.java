@@ -33,6 +33,8 @@ public final class WalReader implements AutoCloseable {
     private long segment = -1;
     private VfsFile file;
     private SegmentReader reader;
+    /** The size of {@link #segment} once it is sealed (it no longer changes), -1 before it is known. */
+    private long sealedSize = -1;
     private long nextLsn;
     private boolean closed;
 
@@ -85,7 +87,15 @@ public final class WalReader implements AutoCloseable {
                 if (segment > v.segment()) {
                     return null; // cannot happen (nextLsn ≤ v.lastLsn lies in a visible segment); be safe
                 }
-                long limit = segment == v.segment() ? v.offset() : file.size();
+                long limit;
+                if (segment == v.segment()) {
+                    limit = v.offset();
+                } else {
+                    if (sealedSize < 0) {
+                        sealedSize = file.size(); // once, not for every record
+                    }
+                    limit = sealedSize;
+                }
                 WalRecord record;
                 try {
                     record = reader.next(limit);
@@ -201,6 +211,7 @@ public final class WalReader implements AutoCloseable {
             }
             file = null;
             reader = null;
+            sealedSize = -1;
         }
     }
 }

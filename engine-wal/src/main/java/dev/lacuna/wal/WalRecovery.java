@@ -103,7 +103,7 @@ final class WalRecovery {
     private static long checkSealed(VfsFile file, SegmentHeader header) throws IOException {
         SegmentReader reader = new SegmentReader(file, header);
         long size = file.size();
-        while (reader.next(size) != null) {
+        while (reader.skip(size)) {
             // every record is decoded and checked; the engine replays them through a reader later
         }
         switch (reader.end()) {
@@ -135,7 +135,7 @@ final class WalRecovery {
         long size = file.size();
         CorruptionException damage = null;
         try {
-            while (reader.next(size) != null) {
+            while (reader.skip(size)) {
                 // every record is decoded and checked
             }
         } catch (CorruptionException e) {
@@ -219,8 +219,9 @@ final class WalRecovery {
             if (n < 0) {
                 break;
             }
+            byte[] bytes = buffer.array(); // not get(i): a megabyte of zero fill is counted on every open after a crash
             for (int i = 0; i < n; i++) {
-                if (buffer.get(i) != 0) {
+                if (bytes[i] != 0) {
                     count++;
                 }
             }

@@ -1,0 +1,176 @@
+package dev.lacuna.bench;
+
+import dev.lacuna.AttributeValue;
+import dev.lacuna.BatchWriteItem;
+import dev.lacuna.Database;
+import dev.lacuna.DatabaseOptions;
+import dev.lacuna.Item;
+import dev.lacuna.Table;
+import dev.lacuna.TableSpec;
+import dev.lacuna.kv.KvOptions;
+import dev.lacuna.storage.Durability;
+import dev.lacuna.vfs.NioVfs;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+import org.openjdk.jmh.infra.IterationParams;
+import org.openjdk.jmh.runner.IterationType;
+
+/**
+ * Reopening a database after a crash, against the size of the log it replays (BENCHMARKS.md §5; issue 13:
+ * at least 200 MB/s of log). The trial setup fills a table of {@code partitions} partitions with tickets
+ * ({@link ItemBenchmark#ticket}), {@code itemsPerWrite} to a write (1: a {@code putItem} each, one log record
+ * per item; 25: {@code batchWriteItem}), until the log holds {@code logMegabytes} MB. Memtables are made large
+ * enough that nothing is flushed, so the whole log must be replayed. With the database still open, its files
+ * are copied — what a crash at that instant leaves: every write was handed to the operating system
+ * ({@code NONE} durability does that before it returns), the last segment is not sealed and ends in zero fill,
+ * the manifest has no record of a close. Each measured operation is one {@link Database#open} of a fresh copy of
+ * those files (copied before the shot, outside the measurement, so the page cache is warm, as it mostly is for a
+ * process restarted after a crash).
+ *
+ * <p>JMH reports the time of an open; each shot also prints the log size and its MB/s (log bytes over that
+ * time, MB = 10⁶ bytes), and the trial's median MB/s is printed at its end.
+ *
+ * <p>Run: {@code java -jar benchmarks/target/benchmarks.jar RecoveryBenchmark -f 1 -wi 3 -i 10}.
+ */
+@State(Scope.Benchmark)
+@BenchmarkMode(Mode.SingleShotTime)
+@OutputTimeUnit(TimeUnit.MILLISECONDS)
+@Fork(value = 1, jvmArgsAppend = {"-Xmx6g"})
+@Warmup(iterations = 3)
+@Measurement(iterations = 10)
+public class RecoveryBenchmark {
+    @Param({"8", "32", "128"})
+    public int logMegabytes;
+
+    @Param({"1"})
+    public int itemsPerWrite;
+
+    @Param({"4"})
+    public int partitions;
+
+    private Path root;
+    private Path pristine;
+    private Path work;
+    private long logBytes;
+    private Database opened;
+    private long nanos;
+    private final List<Double> rates = new ArrayList<>();
+
+    /** Nothing flushed while loading or after the reopen: the log holds every write. */
+    static DatabaseOptions options() {
+        KvOptions storage = KvOptions.builder().memtableBytes(4L << 30).memoryBudget(16L << 30)
+                .maxTotalLogSize(64L << 30).build();
+        return DatabaseOptions.builder().vfs(new NioVfs()).durability(Durability.NONE).storage(storage).build();
+    }
+
+    @Setup(Level.Trial)
+    public void load() throws IOException {
+        root = Files.createTempDirectory("lacuna-recovery-bench");
+        Path live = root.resolve("live");
+        pristine = root.resolve("crashed");
+        try (Database db = Database.open(live, options())) {
+            db.createTable(TableSpec.builder("Tickets").partitionKey("pk", AttributeValue.Type.S)
+                    .partitions(partitions).build());
+            Table tickets = db.table("Tickets");
+            long target = (long) logMegabytes * 1_000_000;
+            int id = 0;
+            while (db.stats().logBytes() < target) {
+                for (int n = 0; n < 1000; n++) {
+                    if (itemsPerWrite == 1) {
+                        tickets.putItem(ItemBenchmark.ticket(id++, false));
+                    } else {
+                        BatchWriteItem batch = new BatchWriteItem();
+                        for (int k = 0; k < itemsPerWrite; k++) {
+                            batch.put("Tickets", ItemBenchmark.ticket(id++, false));
+                        }
+                        db.batchWriteItem(batch);
+                    }
+                }
+            }
+            logBytes = db.stats().logBytes();
+            copy(live, pristine); // the crash: the files as they are now, the database still open
+            System.out.printf("%nloaded %,d items; log %,d bytes%n", id, logBytes);
+        }
+        delete(live);
+    }
+
+    @Setup(Level.Iteration)
+    public void crash() throws IOException {
+        work = root.resolve("reopened");
+        delete(work);
+        copy(pristine, work);
+    }
+
+    @Benchmark
+    public Database reopen() {
+        long began = System.nanoTime();
+        opened = Database.open(work, options());
+        nanos = System.nanoTime() - began;
+        return opened;
+    }
+
+    @TearDown(Level.Iteration)
+    public void report(IterationParams iteration) throws IOException {
+        opened.close();
+        double rate = logBytes / 1e6 / (nanos / 1e9);
+        if (iteration.getType() == IterationType.MEASUREMENT) {
+            rates.add(rate);
+        }
+        System.out.printf("  [reopen: %,d bytes of log in %.1f ms = %.1f MB/s]%n", logBytes, nanos / 1e6, rate);
+        delete(work);
+    }
+
+    @TearDown(Level.Trial)
+    public void tearDown() throws IOException {
+        if (!rates.isEmpty()) {
+            List<Double> sorted = new ArrayList<>(rates);
+            sorted.sort(null);
+            System.out.printf("%nRecoveryBenchmark logMegabytes=%d: median %.1f MB/s of log replayed (%d shots)%n",
+                    logMegabytes, sorted.get(sorted.size() / 2), sorted.size());
+        }
+        delete(root);
+    }
+
+    private static void copy(Path from, Path to) throws IOException {
+        try (Stream<Path> files = Files.walk(from)) {
+            for (Path p : (Iterable<Path>) files::iterator) {
+                Path target = to.resolve(from.relativize(p).toString());
+                if (Files.isDirectory(p)) {
+                    Files.createDirectories(target);
+                } else {
+                    Files.copy(p, target);
+                }
+            }
+        }
+    }
+
+    private static void delete(Path dir) throws IOException {
+        if (!Files.exists(dir)) {
+            return;
+        }
+        try (Stream<Path> files = Files.walk(dir)) {
+            for (Path p : (Iterable<Path>) files.sorted(Comparator.reverseOrder())::iterator) {
+                Files.delete(p);
+            }
+        }
+    }
+}

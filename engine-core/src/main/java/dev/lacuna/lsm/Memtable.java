@@ -87,6 +87,7 @@ final class Memtable {
     void addSorted(byte[][] keys, byte[][] values, int count) {
         assert !frozen && entries.isEmpty();
         long added = 0;
+        long deletions = 0;
         long min = minSequence;
         long max = maxSequence;
         for (int i = 0; i < count; i++) {
@@ -97,6 +98,9 @@ final class Memtable {
                     && !InternalKey.isDeletion(keys[i + 1])) {
                 deadPairs++;
             }
+            if (InternalKey.isDeletion(key)) {
+                deletions++;
+            }
             entries.put(key, values[i]);
             added += key.length + values[i].length + ENTRY_OVERHEAD;
             long sequence = (long) BIG_ENDIAN_LONG.get(key, key.length - InternalKey.TRAILER_SIZE) >>> 8; // its trailer's
@@ -104,6 +108,8 @@ final class Memtable {
             max = Math.max(max, sequence);
         }
         bytes.addAndGet(added);
+        this.added = this.added + count; // the counts add() keeps for size estimates
+        deletionsAdded = deletionsAdded + deletions;
         minSequence = min;
         maxSequence = max;
     }

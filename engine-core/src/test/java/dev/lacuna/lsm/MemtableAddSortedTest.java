@@ -62,6 +62,9 @@ class MemtableAddSortedTest {
             assertThat(sorted.minSequence()).isEqualTo(inLogOrder.minSequence());
             assertThat(sorted.maxSequence()).isEqualTo(inLogOrder.maxSequence());
             assertThat(sorted.size()).isEqualTo(inLogOrder.size());
+            assertThat(sorted.added()).as("round %d entries added", round).isEqualTo(inLogOrder.added());
+            assertThat(sorted.deletionsAdded()).as("round %d deletions added", round)
+                    .isEqualTo(inLogOrder.deletionsAdded());
         }
     }
 

@@ -252,7 +252,9 @@ final class Compactor {
      * deletions, so no deletion in the range survives that no snapshot needs.
      */
     void compactRange(Tree tree, byte[] lower, byte[] upper) throws IOException, InterruptedException {
-        tree.awaitAndStartCompaction();
+        if (!tree.awaitAndStartCompactionUnlessDropped()) {
+            return; // dropped since the caller listed it: nothing of it to compact
+        }
         try {
             Version v = db.versions.acquire(tree.id);
             int bottom;

@@ -316,6 +316,25 @@ final class Tree {
         notifyAll();
     }
 
+    /**
+     * Like {@link #awaitAndStartCompaction}, but gives up (returns false) once the tree is being dropped: a
+     * drop claims the compaction slot for good, so a manual compaction that reaches a dropped tree after
+     * taking its list of trees would otherwise wait forever. A drop marks the tree before it waits for the
+     * slot, and every end of a compaction wakes the waiters, so a waiter sees the mark.
+     */
+    synchronized boolean awaitAndStartCompactionUnlessDropped() throws InterruptedException {
+        while (true) {
+            if (dropped) {
+                return false;
+            }
+            if (!compactionRunning) {
+                compactionRunning = true;
+                return true;
+            }
+            wait();
+        }
+    }
+
     /** Waits until no compaction of this tree runs and claims the right to run one. */
     synchronized void awaitAndStartCompaction() throws InterruptedException {
         while (compactionRunning) {

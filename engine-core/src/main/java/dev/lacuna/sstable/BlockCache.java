@@ -174,12 +174,14 @@ public final class BlockCache {
             if (charge > capacity) {
                 return 0;
             }
-            Node node = new Node(key, block);
-            Node old = map.put(key, node);
-            if (old != null) {
-                old.removed = true;
-                used -= old.block.charge();
+            if (map.containsKey(key)) {
+                // Two readers missed the same block and both read it: the copies are equal (a table never
+                // changes), so the first stays. Replacing it would leave the old node in the queue, holding its
+                // block uncounted until an eviction pass reached it (BlockCacheReplaceTest).
+                return 0;
             }
+            Node node = new Node(key, block);
+            map.put(key, node);
             clock.addLast(node);
             used += charge;
             int evicted = 0;

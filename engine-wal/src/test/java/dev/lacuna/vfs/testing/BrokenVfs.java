@@ -18,7 +18,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * A {@link MemVfs} broken on purpose, so that a crash suite can show it fails on an engine that loses data
  * (issue 14): each {@link Breakage} makes the engine behave as one with a durability bug would, through the
  * injected file system only. Take crash images with {@link #crashClone(Random)}, not from the
- * {@code MemVfs}: one breakage acts at the crash.
+ * {@code MemVfs}: several breakages act at the crash (they undo, cut or move what a force made durable).
  *
  * <p>One copy for every crash suite: engine-wal's test tree holds it, in a package of its own that no module
  * owns, and engine-wal builds a test-jar that engine-core's and engine-index's tests depend on (tests run on the

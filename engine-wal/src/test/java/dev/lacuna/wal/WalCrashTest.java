@@ -40,7 +40,8 @@ import org.junit.jupiter.api.TestMethodOrder;
  * commit's fsync is held (blocked), once the reader has read what was appended: the moment at which a log
  * that claimed durability too early would be caught. Cycles: {@code -Dwal.crash.cycles=N}
  * (default 1,000). {@link #shouldFailOnABrokenFileSystem} shows the check is not vacuous: short runs on
- * each {@link BrokenVfs.Breakage} must fail.
+ * each {@link BrokenVfs.Breakage} that concerns the log (all but the non-atomic rename: the log renames
+ * nothing) must fail.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class) // the mutation line prints after the summary
 class WalCrashTest {

@@ -67,15 +67,15 @@ public final class BrokenVfs extends ForwardingVfs {
          */
         RENAME_NOT_ATOMIC("a replacing rename is not atomic"),
         /**
-         * One force in {@value #SWALLOWED_EVERY} fails its writeback and the error is lost ("fsyncgate" where the
-         * error is reported to no one): the dirty pages are marked clean, so the writes since the file's last
+         * One force in {@value BrokenVfs#SWALLOWED_EVERY} fails its writeback and the error is lost ("fsyncgate"
+         * where the error is reported to no one): the dirty pages are marked clean, so the writes since the file's last
          * force never reach the disk, and the force returns as if it succeeded. Unlike
          * {@link #FORCE_DOES_NOTHING}, the loss is intermittent and a later successful force does not repair it.
          */
         FORCE_ERROR_SWALLOWED("one force in " + SWALLOWED_EVERY + " drops its writes and reports success"),
         /**
-         * The newest write a force made durable lands one sector ({@value #SECTOR} bytes) away from its offset
-         * (before it if it can): a misdirected write, known from disk firmware and controller bugs. Its own
+         * The newest write a force made durable lands one sector ({@value BrokenVfs#SECTOR} bytes) away from its
+         * offset (before it if it can): a misdirected write, known from disk firmware and controller bugs. Its own
          * place keeps the old bytes, and the bytes it lands on are overwritten; only checksums notice.
          */
         MISDIRECTED_WRITE("the last fsynced write lands a sector away");

@@ -8,6 +8,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.lacuna.kv.KvOptions;
 import dev.lacuna.vfs.testing.BrokenVfs;
 import dev.lacuna.vfs.testing.BrokenVfs.Breakage;
+import dev.lacuna.vfs.testing.BreakageRuns;
 import dev.lacuna.vfs.MemVfs;
 import dev.lacuna.vfs.Vfs;
 import java.io.IOException;
@@ -124,31 +125,14 @@ class TransactionCrashTest {
     @Test
     @Order(2)
     void shouldFailOnABrokenFileSystem() {
-        int maxCycles = Integer.getInteger("txn.crash.mutation.cycles", 10);
-        List<String> outcomes = new ArrayList<>();
-        int caught = 0;
-        List<Breakage> breakages = Arrays.stream(Breakage.values()).filter(b -> b != Breakage.NONE).toList();
-        for (Breakage breakage : breakages) {
-            String outcome = null;
-            int cycle = 0;
-            while (outcome == null && cycle < maxCycles) {
-                long seed = 11L + cycle;
-                try {
-                    Check check = runCycle(seed, cycle++ % 2 == 0, new long[5], breakage);
-                    if (check.torn() + check.lost() > 0 || !check.problems().isEmpty()) {
-                        outcome = check.torn() + " torn, " + check.lost() + " lost"
-                                + (check.problems().isEmpty() ? "" : ", e.g. " + check.problems().get(0));
-                    }
-                } catch (Throwable t) {
-                    outcome = BrokenVfs.describe(t);
-                }
-            }
-            caught += outcome == null ? 0 : 1;
-            outcomes.add(breakage + ": " + (outcome == null ? "NOT caught in " + cycle + " cycles"
-                    : "caught in cycle " + cycle + ", " + (outcome.length() > 200 ? outcome.substring(0, 200) + "…" : outcome)));
-        }
-        System.out.println("mutations caught: " + caught + " of " + breakages.size() + " (" + String.join("; ", outcomes) + ")");
-        assertThat(caught).as("%s", outcomes).isEqualTo(breakages.size());
+        BreakageRuns.Result result = BreakageRuns.catchEach(Integer.getInteger("txn.crash.mutation.cycles", 10),
+                (breakage, cycle) -> {
+                    Check check = runCycle(10L + cycle, cycle % 2 == 1, new long[5], breakage);
+                    return check.torn() + check.lost() == 0 && check.problems().isEmpty() ? null
+                            : check.torn() + " torn, " + check.lost() + " lost"
+                            + (check.problems().isEmpty() ? "" : ", e.g. " + check.problems().get(0));
+                });
+        assertThat(result.caught()).as("%s", result.outcomes()).isEqualTo(result.of());
     }
 
     private static DatabaseOptions options(Vfs vfs) {

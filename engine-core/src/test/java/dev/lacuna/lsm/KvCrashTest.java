@@ -8,6 +8,7 @@ import dev.lacuna.storage.Durability;
 import dev.lacuna.kv.SstableOptions;
 import dev.lacuna.vfs.testing.BrokenVfs;
 import dev.lacuna.vfs.testing.BrokenVfs.Breakage;
+import dev.lacuna.vfs.testing.BreakageRuns;
 import dev.lacuna.vfs.MemVfs;
 import dev.lacuna.storage.WalOptions;
 import java.io.IOException;
@@ -99,31 +100,13 @@ class KvCrashTest {
     @Test
     @Order(2)
     void shouldFailOnABrokenFileSystem() {
-        int maxCycles = Integer.getInteger("kv.crash.mutation.cycles", 20);
-        List<String> outcomes = new ArrayList<>();
-        int caught = 0;
-        List<Breakage> breakages = Arrays.stream(Breakage.values()).filter(b -> b != Breakage.NONE).toList();
-        for (Breakage breakage : breakages) {
-            String outcome = null;
-            int cycle = 0;
-            while (outcome == null && cycle < maxCycles) {
-                long seed = 7L + cycle++;
-                try {
-                    Result r = runCycle(seed, breakage);
-                    if (r.lost() || r.seenLost()) {
-                        outcome = r.lost() ? "recovered state is no prefix holding every acknowledged write"
-                                : "a write a reader saw was lost";
-                    }
-                } catch (Throwable t) {
-                    outcome = BrokenVfs.describe(t);
-                }
-            }
-            caught += outcome == null ? 0 : 1;
-            outcomes.add(breakage + ": " + (outcome == null ? "NOT caught in " + cycle + " cycles"
-                    : "caught in cycle " + cycle + ", " + outcome));
-        }
-        System.out.println("mutations caught: " + caught + " of " + breakages.size() + " (" + String.join("; ", outcomes) + ")");
-        assertThat(caught).as("%s", outcomes).isEqualTo(breakages.size());
+        BreakageRuns.Result result = BreakageRuns.catchEach(Integer.getInteger("kv.crash.mutation.cycles", 20),
+                (breakage, cycle) -> {
+                    Result r = runCycle(6L + cycle, breakage);
+                    return r.lost() ? "recovered state is no prefix holding every acknowledged write"
+                            : r.seenLost() ? "a write a reader saw was lost" : null;
+                });
+        assertThat(result.caught()).as("%s", result.outcomes()).isEqualTo(result.of());
     }
 
     /** The i-th write of a cycle: a put of a value starting with {@code i}, or (one time in four) a delete. */

@@ -23,6 +23,7 @@ import dev.lacuna.Query;
 import dev.lacuna.Scan;
 import dev.lacuna.vfs.testing.BrokenVfs;
 import dev.lacuna.vfs.testing.BrokenVfs.Breakage;
+import dev.lacuna.vfs.testing.BreakageRuns;
 import dev.lacuna.secondary.IndexEquivalenceTest.Workload;
 import dev.lacuna.vfs.MemVfs;
 import dev.lacuna.vfs.Vfs;
@@ -187,37 +188,17 @@ class IndexCrashTest {
     @Test
     @Order(2)
     void shouldFailOnABrokenFileSystem() throws Exception {
-        int maxCycles = Integer.getInteger("index.crash.mutation.cycles", 15);
-        List<String> outcomes = new ArrayList<>();
-        int caught = 0;
-        List<Breakage> breakages = Arrays.stream(Breakage.values()).filter(b -> b != Breakage.NONE).toList();
         ExecutorService closer = Executors.newFixedThreadPool(2);
         List<Future<?>> closing = new ArrayList<>();
+        BreakageRuns.Result result;
         try {
-            for (Breakage breakage : breakages) {
-                String outcome = null;
-                int cycle = 0;
-                for (long seed = 7L; outcome == null && cycle < maxCycles; seed++) {
-                    if (seed % CHECKPOINT_LINEAGES == 0) {
-                        continue; // a one-cycle lineage of these waits for an idle checkpoint: seconds
-                    }
-                    cycle++;
-                    Totals totals = new Totals();
-                    try {
-                        runLineage(seed, 1, totals, closer, closing, breakage);
-                        if (totals.lost + totals.mismatches + totals.seenLost > 0 || !totals.problems.isEmpty()) {
-                            outcome = totals.lost + " lost, " + totals.mismatches + " index mismatches, "
-                                    + totals.seenLost + " seen then lost"
-                                    + (totals.problems.isEmpty() ? "" : ", e.g. " + totals.problems.get(0));
-                        }
-                    } catch (Throwable t) {
-                        outcome = BrokenVfs.describe(t);
-                    }
-                }
-                caught += outcome == null ? 0 : 1;
-                outcomes.add(breakage + ": " + (outcome == null ? "NOT caught in " + cycle + " cycles"
-                        : "caught in cycle " + cycle + ", " + (outcome.length() > 240 ? outcome.substring(0, 240) + "…" : outcome)));
-            }
+            result = BreakageRuns.catchEach(Integer.getInteger("index.crash.mutation.cycles", 15), (breakage, cycle) -> {
+                Totals totals = new Totals();
+                runLineage(mutationSeed(cycle), 1, totals, closer, closing, breakage);
+                return totals.lost + totals.mismatches + totals.seenLost == 0 && totals.problems.isEmpty() ? null
+                        : totals.lost + " lost, " + totals.mismatches + " index mismatches, " + totals.seenLost
+                        + " seen then lost" + (totals.problems.isEmpty() ? "" : ", e.g. " + totals.problems.get(0));
+            });
         } finally {
             closer.shutdown();
         }
@@ -228,8 +209,20 @@ class IndexCrashTest {
                 // a database on a broken file system may fail to close: the breakage was the point
             }
         }
-        System.out.println("mutations caught: " + caught + " of " + breakages.size() + " (" + String.join("; ", outcomes) + ")");
-        assertThat(caught).as("%s", outcomes).isEqualTo(breakages.size());
+        assertThat(result.caught()).as("%s", result.outcomes()).isEqualTo(result.of());
+    }
+
+    /**
+     * The seed of a breakage run's {@code cycle}-th lineage (from 1): the cycle-th from 7 on that is no
+     * checkpoint lineage (a one-cycle lineage of those waits for an idle checkpoint: seconds).
+     */
+    private static long mutationSeed(int cycle) {
+        long seed = 6L;
+        for (int n = 0; n < cycle; ) {
+            seed++;
+            n += seed % CHECKPOINT_LINEAGES == 0 ? 0 : 1;
+        }
+        return seed;
     }
 
     private static DatabaseOptions options(Vfs vfs, boolean tiny) {

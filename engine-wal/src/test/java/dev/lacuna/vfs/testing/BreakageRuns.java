@@ -4,6 +4,7 @@ import dev.lacuna.vfs.testing.BrokenVfs.Breakage;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The "is the check vacuous?" run of a crash suite: under each {@link Breakage} (the honest one aside) it runs
@@ -29,7 +30,16 @@ public final class BreakageRuns {
 
     /** Runs up to {@code maxCycles} cycles under each breakage until one catches it, and prints the count. */
     public static Result catchEach(int maxCycles, Cycle cycle) {
-        List<Breakage> breakages = Arrays.stream(Breakage.values()).filter(b -> b != Breakage.NONE).toList();
+        return catchEach(maxCycles, Map.of(), cycle);
+    }
+
+    /**
+     * As {@link #catchEach(int, Cycle)}, but without the breakages in {@code notConcerned}, which cannot concern
+     * the suite (each mapped to why, printed after the count; they are not counted).
+     */
+    public static Result catchEach(int maxCycles, Map<Breakage, String> notConcerned, Cycle cycle) {
+        List<Breakage> breakages = Arrays.stream(Breakage.values())
+                .filter(b -> b != Breakage.NONE && !notConcerned.containsKey(b)).toList();
         List<String> outcomes = new ArrayList<>();
         int caught = 0;
         for (Breakage breakage : breakages) {
@@ -47,7 +57,10 @@ public final class BreakageRuns {
             outcomes.add(breakage + ": " + (outcome == null ? "NOT caught in " + n + " cycles"
                     : "caught in cycle " + n + ", " + (outcome.length() > 200 ? outcome.substring(0, 200) + "…" : outcome)));
         }
-        System.out.println("mutations caught: " + caught + " of " + breakages.size() + " (" + String.join("; ", outcomes) + ")");
+        StringBuilder skipped = new StringBuilder();
+        notConcerned.forEach((b, why) -> skipped.append("; not run, ").append(b).append(": ").append(why));
+        System.out.println("mutations caught: " + caught + " of " + breakages.size() + " (" + String.join("; ", outcomes)
+                + skipped + ")");
         return new Result(caught, breakages.size(), outcomes);
     }
 }

@@ -137,7 +137,9 @@ final class Recovery {
                 try {
                     decoder.finish();
                 } catch (RuntimeException | Error earlier) {
-                    earlier.addSuppressed(e);
+                    if (earlier != e) { // submit() rethrows the decoder's own failure: the same object
+                        earlier.addSuppressed(e);
+                    }
                     throw earlier;
                 }
                 throw e;

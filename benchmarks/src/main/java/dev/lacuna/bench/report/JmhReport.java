@@ -74,7 +74,8 @@ public final class JmhReport {
                 System.err.println("no QueueBenchmark results in " + args[0] + ": no chart written");
                 System.exit(1);
             }
-            String caption = settings(asMap(asList(Json.parse(json)).get(0)));
+            Map<String, Object> first = asMap(asList(Json.parse(json)).get(0));
+            String caption = command(first) + " — " + settings(first);
             Files.writeString(Path.of(args[2]), QueueReport.svg(rows, caption), StandardCharsets.UTF_8);
             System.out.println("\nChart written to " + args[2]);
         }
@@ -241,6 +242,22 @@ public final class JmhReport {
                 number(percentiles.get("50.0")), number(percentiles.get("0.0")),
                 number(percentiles.get("100.0")), number(percentiles.getOrDefault("99.0", "NaN")),
                 (String) result.get("mode"), (String) primary.get("scoreUnit"));
+    }
+
+    /** The command line that runs the first result's benchmark class with the run's settings. */
+    static String command(Map<String, Object> first) {
+        String benchmark = (String) first.get("benchmark");
+        int method = benchmark.lastIndexOf('.');
+        String className = benchmark.substring(benchmark.lastIndexOf('.', method - 1) + 1, method);
+        return String.format(Locale.ROOT, "java -jar benchmarks/target/benchmarks.jar %s -f %d -wi %d -w %s -i %d -r %s",
+                className, (int) number(first.get("forks")), (int) number(first.get("warmupIterations")),
+                compact(first.get("warmupTime")), (int) number(first.get("measurementIterations")),
+                compact(first.get("measurementTime")));
+    }
+
+    /** JMH writes times as "2 s"; its command line takes "2s". */
+    private static String compact(Object time) {
+        return String.valueOf(time).replace(" ", "");
     }
 
     /** The JMH and JDK versions and iteration settings, which every quoted figure must name. */

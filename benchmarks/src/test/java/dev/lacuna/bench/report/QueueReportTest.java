@@ -46,4 +46,13 @@ class QueueReportTest {
         assertThat(svg.split("<polyline", -1)).hasSize(5);
         assertThat(svg).startsWith("<svg ").endsWith("</svg>\n").contains("JMH 1.37 &lt;settings&gt; &amp; machine").contains(">10³<").contains(">10⁶<");
     }
+
+    @Test
+    void shouldNameTheCommandOfTheRunBesideTheChart() {
+        Map<String, Object> first = Map.of("benchmark", "dev.lacuna.bench.QueueBenchmark.readQueue", "forks", 1.0,
+                "warmupIterations", 2.0, "warmupTime", "2 s", "measurementIterations", 5.0, "measurementTime", "2 s");
+
+        assertThat(JmhReport.command(first))
+                .isEqualTo("java -jar benchmarks/target/benchmarks.jar QueueBenchmark -f 1 -wi 2 -w 2s -i 5 -r 2s");
+    }
 }

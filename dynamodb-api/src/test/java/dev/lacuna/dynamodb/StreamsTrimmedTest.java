@@ -1,5 +1,6 @@
 package dev.lacuna.dynamodb;
 
+import dev.lacuna.vfs.testing.ManualClock;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

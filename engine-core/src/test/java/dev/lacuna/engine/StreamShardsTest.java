@@ -1,5 +1,6 @@
 package dev.lacuna.engine;
 
+import dev.lacuna.vfs.testing.ManualClock;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -23,11 +24,8 @@ import dev.lacuna.ValidationException;
 import dev.lacuna.lsm.KvLogReader;
 import dev.lacuna.vfs.MemVfs;
 import java.nio.file.Path;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
@@ -285,31 +283,4 @@ class StreamShardsTest {
         }
     }
 
-    /** A clock the test moves. */
-    private static final class ManualClock extends Clock {
-        private volatile Instant now;
-
-        ManualClock(Instant start) {
-            now = start;
-        }
-
-        void advance(Duration d) {
-            now = now.plus(d);
-        }
-
-        @Override
-        public ZoneId getZone() {
-            return ZoneOffset.UTC;
-        }
-
-        @Override
-        public Clock withZone(ZoneId zone) {
-            return this;
-        }
-
-        @Override
-        public Instant instant() {
-            return now;
-        }
-    }
 }

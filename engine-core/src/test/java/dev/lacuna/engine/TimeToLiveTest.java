@@ -1,5 +1,6 @@
 package dev.lacuna.engine;
 
+import dev.lacuna.vfs.testing.ManualClock;
 import static dev.lacuna.AttributeValue.n;
 import static dev.lacuna.AttributeValue.s;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -43,7 +44,7 @@ class TimeToLiveTest {
     private static final Path DIR = Path.of("/db");
     private static final String T = "Sessions";
 
-    private final TokenLifetimeTest.ManualClock clock = new TokenLifetimeTest.ManualClock();
+    private final ManualClock clock = new ManualClock(Instant.parse("2026-01-01T00:00:00Z"));
     private final MemVfs vfs = new MemVfs();
 
     private ItemEngine open(MemVfs v, boolean returnExpired) {

@@ -1,5 +1,6 @@
 package dev.lacuna.engine;
 
+import dev.lacuna.vfs.testing.ManualClock;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -19,11 +20,8 @@ import dev.lacuna.lsm.Keyspace;
 import dev.lacuna.lsm.LsmStore;
 import dev.lacuna.vfs.MemVfs;
 import java.nio.file.Path;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -38,7 +36,7 @@ class TokenLifetimeTest {
     private static final Duration JUST_UNDER = Duration.ofMinutes(10).minusSeconds(1);
     private static final Duration JUST_OVER = Duration.ofMinutes(10).plusSeconds(1);
 
-    private final ManualClock clock = new ManualClock();
+    private final ManualClock clock = new ManualClock(Instant.parse("2026-01-01T00:00:00Z"));
     private final MemVfs vfs = new MemVfs();
 
     @Test
@@ -122,27 +120,4 @@ class TokenLifetimeTest {
         throw new AssertionError("no tokens keyspace");
     }
 
-    /** A clock the test moves by hand. */
-    static final class ManualClock extends Clock {
-        private volatile Instant now = Instant.parse("2026-01-01T00:00:00Z");
-
-        void advance(Duration d) {
-            now = now.plus(d);
-        }
-
-        @Override
-        public ZoneId getZone() {
-            return ZoneOffset.UTC;
-        }
-
-        @Override
-        public Clock withZone(ZoneId zone) {
-            throw new UnsupportedOperationException();
-        }
-
-        @Override
-        public Instant instant() {
-            return now;
-        }
-    }
 }

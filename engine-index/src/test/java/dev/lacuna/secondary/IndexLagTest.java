@@ -1,5 +1,7 @@
 package dev.lacuna.secondary;
 
+import dev.lacuna.vfs.testing.ManualClock;
+import java.time.Instant;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.lacuna.AttributeValue;
@@ -30,7 +32,7 @@ class IndexLagTest {
 
     @Test
     void shouldReportTheAgeOfTheOldestWriteNotYetApplied() {
-        TimeToLiveIndexTest.ManualClock clock = new TimeToLiveIndexTest.ManualClock();
+        ManualClock clock = new ManualClock(Instant.parse("2026-01-01T00:00:00Z"));
         FaultyVfs faulty = new FaultyVfs(new MemVfs());
         try (Database db = Database.open(DIR, DatabaseOptions.builder().vfs(faulty).clock(clock).build())) {
             db.createTable(SPEC);

@@ -1,5 +1,6 @@
 package dev.lacuna.secondary;
 
+import dev.lacuna.vfs.testing.ManualClock;
 import static dev.lacuna.AttributeValue.n;
 import static dev.lacuna.AttributeValue.s;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -16,11 +17,8 @@ import dev.lacuna.Table;
 import dev.lacuna.TableSpec;
 import dev.lacuna.vfs.MemVfs;
 import java.nio.file.Path;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -34,7 +32,7 @@ class TimeToLiveIndexTest {
     private static final Duration WAIT = Duration.ofSeconds(30);
     private static final long DAY = 86_400;
 
-    private final ManualClock clock = new ManualClock();
+    private final ManualClock clock = new ManualClock(Instant.parse("2026-01-01T00:00:00Z"));
 
     private static TableSpec tickets() {
         return TableSpec.builder("Tickets").partitionKey("pk", AttributeValue.Type.S)
@@ -153,27 +151,4 @@ class TimeToLiveIndexTest {
         }
     }
 
-    /** A clock the test moves by hand. */
-    static final class ManualClock extends Clock {
-        private volatile Instant now = Instant.parse("2026-01-01T00:00:00Z");
-
-        void advance(Duration d) {
-            now = now.plus(d);
-        }
-
-        @Override
-        public ZoneId getZone() {
-            return ZoneOffset.UTC;
-        }
-
-        @Override
-        public Clock withZone(ZoneId zone) {
-            throw new UnsupportedOperationException();
-        }
-
-        @Override
-        public Instant instant() {
-            return now;
-        }
-    }
 }

@@ -1,5 +1,6 @@
 package dev.lacuna.semantics;
 
+import dev.lacuna.vfs.testing.ManualClock;
 import dev.lacuna.AttributeValue;
 import dev.lacuna.CancellationReason;
 import dev.lacuna.ConditionCheck;
@@ -30,11 +31,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.lacuna.vfs.MemVfs;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -54,32 +52,9 @@ import org.junit.jupiter.api.Test;
  * retry a no-op for ten minutes (also across a restart), and reads that see a transaction whole or not at all.
  */
 class SemanticsTransactionTest {
-    /** A clock the test moves by hand, for the token lifetime. */
-    static final class ManualClock extends Clock {
-        private volatile Instant now = Instant.parse("2024-01-01T00:00:00Z");
-
-        void advance(Duration d) {
-            now = now.plus(d);
-        }
-
-        @Override
-        public ZoneId getZone() {
-            return ZoneOffset.UTC;
-        }
-
-        @Override
-        public Clock withZone(ZoneId zone) {
-            throw new UnsupportedOperationException();
-        }
-
-        @Override
-        public Instant instant() {
-            return now;
-        }
-    }
 
     private final MemVfs vfs = new MemVfs();
-    private final ManualClock clock = new ManualClock();
+    private final ManualClock clock = new ManualClock(Instant.parse("2024-01-01T00:00:00Z"));
     private Database db;
     private Table accounts;
     private Table log;

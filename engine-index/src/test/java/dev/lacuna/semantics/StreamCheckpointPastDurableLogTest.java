@@ -13,7 +13,7 @@ import dev.lacuna.StreamSpecification;
 import dev.lacuna.StreamViewType;
 import dev.lacuna.Table;
 import dev.lacuna.TableSpec;
-import dev.lacuna.semantics.StreamSemanticsTest.ManualClock;
+import dev.lacuna.vfs.testing.ManualClock;
 import dev.lacuna.storage.Durability;
 import dev.lacuna.vfs.MemVfs;
 import java.nio.file.Path;

@@ -12,7 +12,7 @@ import dev.lacuna.StreamSpecification;
 import dev.lacuna.StreamViewType;
 import dev.lacuna.TableSpec;
 import dev.lacuna.kv.KvOptions;
-import dev.lacuna.semantics.StreamSemanticsTest.ManualClock;
+import dev.lacuna.vfs.testing.ManualClock;
 import dev.lacuna.storage.WalOptions;
 import dev.lacuna.vfs.MemVfs;
 import java.nio.file.Path;

@@ -16,7 +16,7 @@ import dev.lacuna.Table;
 import dev.lacuna.TableSpec;
 import dev.lacuna.TrimmedDataAccessException;
 import dev.lacuna.kv.KvOptions;
-import dev.lacuna.semantics.StreamSemanticsTest.ManualClock;
+import dev.lacuna.vfs.testing.ManualClock;
 import dev.lacuna.storage.LacunaException;
 import dev.lacuna.storage.WalOptions;
 import dev.lacuna.vfs.MemVfs;

@@ -1,5 +1,6 @@
 package dev.lacuna.semantics;
 
+import dev.lacuna.vfs.testing.ManualClock;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -29,11 +30,8 @@ import dev.lacuna.UpdateItem;
 import dev.lacuna.ValidationException;
 import dev.lacuna.vfs.MemVfs;
 import java.nio.file.Path;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -52,33 +50,6 @@ class StreamSemanticsTest {
     private static final String TABLE = "Tickets";
     private final ManualClock clock = new ManualClock(Instant.parse("2026-12-01T10:00:00.123Z"));
 
-    /** A clock the test moves by hand. */
-    static final class ManualClock extends Clock {
-        private volatile Instant now;
-
-        ManualClock(Instant start) {
-            now = start;
-        }
-
-        void advance(Duration d) {
-            now = now.plus(d);
-        }
-
-        @Override
-        public ZoneId getZone() {
-            return ZoneOffset.UTC;
-        }
-
-        @Override
-        public Clock withZone(ZoneId zone) {
-            return this;
-        }
-
-        @Override
-        public Instant instant() {
-            return now;
-        }
-    }
 
     private Database open(MemVfs vfs) {
         return Database.open(DIR, DatabaseOptions.builder().vfs(vfs).clock(clock)

@@ -12,7 +12,7 @@ import dev.lacuna.StreamViewType;
 import dev.lacuna.Table;
 import dev.lacuna.TableSpec;
 import dev.lacuna.kv.KvOptions;
-import dev.lacuna.semantics.StreamSemanticsTest.ManualClock;
+import dev.lacuna.vfs.testing.ManualClock;
 import dev.lacuna.storage.WalOptions;
 import dev.lacuna.vfs.ForwardingVfs;
 import dev.lacuna.vfs.MemVfs;

@@ -64,7 +64,11 @@ final class StoreCursor implements KvCursor {
     /** Releases the files the cursor pins. Idempotent. */
     @Override
     public void close() {
-        registration.closed();
-        it.close();
+        try {
+            registration.closed();
+            it.close();
+        } finally {
+            Reference.reachabilityFence(this); // not reaped while the close itself runs
+        }
     }
 }

@@ -31,7 +31,11 @@ final class UserIterator implements AutoCloseable {
     private byte[] value;
     private long passed;   // internal entries stepped over
     private long returned; // user entries returned
-    private boolean closed;
+    /**
+     * Set once by the first close. Atomic: a user's close and the reaper's (for a cursor the user dropped) may
+     * race, and a second run of {@code onClose} would release the cursor's views twice.
+     */
+    private final java.util.concurrent.atomic.AtomicBoolean closed = new java.util.concurrent.atomic.AtomicBoolean();
 
     UserIterator(InternalIterator it, long snapshot, byte[] lower, byte[] upper, boolean reverse, Runnable onClose) {
         this.it = it;
@@ -184,8 +188,7 @@ final class UserIterator implements AutoCloseable {
 
     @Override
     public void close() {
-        if (!closed) {
-            closed = true;
+        if (closed.compareAndSet(false, true)) {
             try {
                 it.close();
             } finally {

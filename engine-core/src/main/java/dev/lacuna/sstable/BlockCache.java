@@ -177,7 +177,7 @@ public final class BlockCache {
             if (map.containsKey(key)) {
                 // Two readers missed the same block and both read it: the copies are equal (a table never
                 // changes), so the first stays. Replacing it would leave the old node in the queue, holding its
-                // block uncounted until an eviction pass reached it (BlockCacheReplaceTest).
+                // block uncounted until an eviction pass reached it (BlockCacheTest.shouldNotKeepAReplacedCopyOfABlockInTheClockQueue).
                 return 0;
             }
             Node node = new Node(key, block);

@@ -149,4 +149,25 @@ class BlockCacheTest {
         assertThat(cache.evictions()).isPositive();
         assertThat(cache.usedBytes()).isEqualTo((long) cache.size() * (4096 + 64));
     }
+
+    @Test
+    void shouldNotKeepAReplacedCopyOfABlockInTheClockQueue() throws Exception {
+        // Two readers that missed one block both insert it: the second insert must not leave a node in the CLOCK
+        // queue holding memory the cache no longer counts, until an eviction pass reaches it.
+        BlockCache cache = new BlockCache(1 << 20); // one shard of 1 MiB
+        for (int i = 0; i < 100; i++) {
+            cache.put(1, 0, block(512 * 1024)); // two readers that missed the same block both insert it
+        }
+        java.lang.reflect.Field shardsField = BlockCache.class.getDeclaredField("shards");
+        shardsField.setAccessible(true);
+        Object shard = ((Object[]) shardsField.get(cache))[0];
+        java.lang.reflect.Field clockField = shard.getClass().getDeclaredField("clock");
+        clockField.setAccessible(true);
+        int queued = ((java.util.ArrayDeque<?>) clockField.get(shard)).size();
+        long retained = (long) queued * (512 * 1024 + 64);
+        System.out.println("block cache after 100 inserts of one block: usedBytes=" + cache.usedBytes()
+                + " capacity=" + cache.capacity() + " queued nodes=" + queued + " bytes reachable from the queue="
+                + retained);
+        assertThat(retained).as("bytes the cache keeps reachable").isLessThanOrEqualTo(cache.capacity());
+    }
 }

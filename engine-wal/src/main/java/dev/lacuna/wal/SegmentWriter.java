@@ -172,65 +172,9 @@ final class SegmentWriter {
 
     /** Fsyncs what has been written; {@code written} is what the caller saw written before it. */
     void force(long written) throws IOException {
-        forceTracked();
+        file.force();
         if (written > syncedTo) {
             syncedTo = written; // a race with another force only makes it lower than it could be
-        }
-    }
-
-    /**
-     * Fsyncs the file, counted as in flight while it runs and remembered if it fails: a group-commit leader
-     * fsyncs without the log's write lock, so a roll can seal this segment while a leader's fsync of it is
-     * still running. If that fsync fails, the pages it dropped are gone even though the seal's own fsync then
-     * succeeds; {@link #seal} waits for it and refuses to seal over it.
-     */
-    private void forceTracked() throws IOException {
-        synchronized (forces) {
-            forces.inFlight++;
-        }
-        boolean done = false;
-        try {
-            file.force();
-            done = true;
-        } finally {
-            synchronized (forces) {
-                forces.inFlight--;
-                forces.failed |= !done;
-                forces.notifyAll();
-            }
-        }
-    }
-
-    /** Fsyncs of this segment in flight, and whether one failed since the last rewrite; guarded by itself. */
-    private static final class Forces {
-        int inFlight;
-        boolean failed;
-    }
-
-    private final Forces forces = new Forces();
-
-    /**
-     * Waits (uninterruptibly: the caller holds the log's write lock, and the wait is one fsync) until no fsync
-     * of this segment runs, and throws if one failed since the last {@link #rewriteAfterFailure}: its unsynced
-     * bytes may be gone from the disk, and a seal over them would count them durable.
-     */
-    private void checkNoFailedForce() throws IOException {
-        boolean interrupted = false;
-        synchronized (forces) {
-            while (forces.inFlight > 0) {
-                try {
-                    forces.wait();
-                } catch (InterruptedException e) {
-                    interrupted = true;
-                }
-            }
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
-            if (forces.failed) {
-                throw new IOException("an fsync of write-ahead log segment " + number + " failed: what it held"
-                        + " unsynced may be gone from the disk, so it is written again before the segment is sealed");
-            }
         }
     }
 
@@ -288,11 +232,8 @@ final class SegmentWriter {
         }
         flush();
         long end = written;
-        forceTracked();
+        file.force();
         syncedTo = end;
-        synchronized (forces) {
-            forces.failed = false; // every byte since the last good fsync was written again and is now synced
-        }
         SegmentHeader header = SegmentHeader.read(file, number);
         SegmentReader reader = new SegmentReader(file, header);
         long lsn = firstLsn;
@@ -325,7 +266,6 @@ final class SegmentWriter {
      * of the last segment is not mistaken for a torn tail.
      */
     void seal() throws IOException {
-        checkNoFailedForce();
         byte[] seal = WalFormat.seal(end(), number, blockSize);
         ensurePending(seal.length);
         int mark = pendingLength;
@@ -340,7 +280,7 @@ final class SegmentWriter {
         }
         sealAt = recordsEnd;
         file.truncate(written);
-        forceTracked();
+        file.force();
         syncedTo = written;
         sealAt = -1;
         sealed = true;

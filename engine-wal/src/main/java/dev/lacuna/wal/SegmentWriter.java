@@ -170,11 +170,71 @@ final class SegmentWriter {
         pendingLength = 0;
     }
 
-    /** Fsyncs what has been written; {@code written} is what the caller saw written before it. */
+    /**
+     * Counts a group-commit leader's fsync of this segment as in flight; called under the log's write lock, when
+     * the leader takes the segment, and ended by {@link #forceEnded}. The leader fsyncs without the lock, so a roll
+     * could otherwise seal this segment while that fsync runs; if it then failed, the pages it dropped would be
+     * gone from the disk although the seal's own fsync succeeds (Linux marks the pages of a failed writeback
+     * clean: "fsyncgate"), and the seal would count their records durable. {@link #seal} waits for it instead,
+     * and refuses to seal over one that failed. Counted from the capture, not from the fsync's start: a roll
+     * between the two would otherwise seal concurrently with it.
+     */
+    void forceStarting() {
+        synchronized (forces) {
+            forces.inFlight++;
+        }
+    }
+
+    /**
+     * Fsyncs what has been written, after {@link #forceStarting}; {@code written} is what the caller saw written
+     * before it.
+     */
     void force(long written) throws IOException {
         file.force();
         if (written > syncedTo) {
             syncedTo = written; // a race with another force only makes it lower than it could be
+        }
+    }
+
+    /** Ends what {@link #forceStarting} began; {@code succeeded}: its {@link #force} returned. */
+    void forceEnded(boolean succeeded) {
+        synchronized (forces) {
+            forces.inFlight--;
+            forces.failed |= !succeeded;
+            forces.notifyAll();
+        }
+    }
+
+    /** Leaders' fsyncs of this segment in flight, and whether one failed since the last rewrite; guarded by itself. */
+    private static final class Forces {
+        int inFlight;
+        boolean failed;
+    }
+
+    private final Forces forces = new Forces();
+
+    /**
+     * Waits (uninterruptibly: the caller holds the log's write lock, and the wait is one fsync) until no leader's
+     * fsync of this segment is in flight, and throws if one failed since the last {@link #rewriteAfterFailure}: its
+     * unsynced bytes may be gone from the disk, and a seal over them would count them durable.
+     */
+    private void checkNoFailedForce() throws IOException {
+        boolean interrupted = false;
+        synchronized (forces) {
+            while (forces.inFlight > 0) {
+                try {
+                    forces.wait();
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
+            }
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+            if (forces.failed) {
+                throw new IOException("an fsync of write-ahead log segment " + number + " failed: what it held"
+                        + " unsynced may be gone from the disk, so it is written again before the segment is sealed");
+            }
         }
     }
 
@@ -234,6 +294,9 @@ final class SegmentWriter {
         long end = written;
         file.force();
         syncedTo = end;
+        synchronized (forces) {
+            forces.failed = false; // every byte since the last good fsync was written again and is now synced
+        }
         SegmentHeader header = SegmentHeader.read(file, number);
         SegmentReader reader = new SegmentReader(file, header);
         long lsn = firstLsn;
@@ -266,6 +329,7 @@ final class SegmentWriter {
      * of the last segment is not mistaken for a torn tail.
      */
     void seal() throws IOException {
+        checkNoFailedForce();
         byte[] seal = WalFormat.seal(end(), number, blockSize);
         ensurePending(seal.length);
         int mark = pendingLength;

@@ -16,7 +16,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.function.LongConsumer;
-import java.util.TreeMap;
+import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.ReentrantLock;
@@ -71,10 +71,14 @@ public final class Wal implements AutoCloseable {
     // Guarded by writeLock.
     private SegmentWriter current;
     private long nextLsn;
-    private final TreeMap<Long, Long> segments; // segment number -> first LSN
+    /**
+     * Segment number -> first LSN; changed under the write lock, read without it by tailing readers, which must
+     * not wait for a roll (a roll can wait for a group commit's fsync: see {@link SegmentWriter#seal}).
+     */
+    private final ConcurrentSkipListMap<Long, Long> segments;
     private final Map<Long, Long> sealedBytes;   // segment number -> size, for every segment but the current
     private final List<SegmentWriter> retired = new ArrayList<>();
-    private boolean closed;
+    private volatile boolean closed; // written under the write lock; read without it by tailing readers
 
     private volatile Visible visible;
     private final AtomicLong durableLsn;
@@ -109,7 +113,7 @@ public final class Wal implements AutoCloseable {
         this.dir = dir;
         this.options = options;
         this.dirLock = dirLock;
-        this.segments = recovered.segments();
+        this.segments = new ConcurrentSkipListMap<>(recovered.segments());
         this.sealedBytes = recoveredBytes;
         this.current = current;
         this.nextLsn = recovered.nextLsn();
@@ -307,8 +311,9 @@ public final class Wal implements AutoCloseable {
             if (!becomeLeader(lsn)) {
                 continue; // durable now, or the log failed or closed: the loop condition or the next call tells
             }
+            SegmentWriter writer = null;
+            boolean forced = false;
             try {
-                SegmentWriter writer = null;
                 long upTo = 0;
                 long written = 0;
                 writeLock.lock();
@@ -322,6 +327,7 @@ public final class Wal implements AutoCloseable {
                         writer = current;
                         upTo = nextLsn - 1;
                         written = writer.written();
+                        writer.forceStarting(); // a roll waits for this fsync's outcome before it seals the segment
                     }
                 } finally {
                     writeLock.unlock();
@@ -340,6 +346,7 @@ public final class Wal implements AutoCloseable {
                     bytes = written - writer.syncedTo();
                 }
                 writer.force(written);
+                forced = true;
                 if (timing != null) {
                     reportSync(timing, true, records, bytes);
                 }
@@ -350,6 +357,9 @@ public final class Wal implements AutoCloseable {
             } catch (IOException e) {
                 throw fail("fsync", e);
             } finally {
+                if (writer != null) {
+                    writer.forceEnded(forced); // after fail(): a roll waiting for it then finds the log failed
+                }
                 closeRetiredQuietly();
                 endLeadership();
             }
@@ -897,37 +907,22 @@ public final class Wal implements AutoCloseable {
     }
 
     boolean isClosed() {
-        writeLock.lock();
-        try {
-            return closed;
-        } finally {
-            writeLock.unlock();
-        }
+        return closed;
     }
 
     /** The segment holding {@code lsn}: the newest whose first LSN is at most {@code lsn}; null if none is retained. */
     Map.Entry<Long, Long> segmentContaining(long lsn) {
-        writeLock.lock();
-        try {
-            for (Map.Entry<Long, Long> e : segments.descendingMap().entrySet()) {
-                if (e.getValue() <= lsn) {
-                    return Map.entry(e.getKey(), e.getValue());
-                }
+        for (Map.Entry<Long, Long> e : segments.descendingMap().entrySet()) {
+            if (e.getValue() <= lsn) {
+                return Map.entry(e.getKey(), e.getValue());
             }
-            return null;
-        } finally {
-            writeLock.unlock();
         }
+        return null;
     }
 
     /** The first LSN of segment {@code number}, or null if it is not (or no longer) part of the log. */
     Long firstLsnOf(long number) {
-        writeLock.lock();
-        try {
-            return segments.get(number);
-        } finally {
-            writeLock.unlock();
-        }
+        return segments.get(number);
     }
 
     Path segmentPath(long number) {
@@ -1096,7 +1091,11 @@ public final class Wal implements AutoCloseable {
     /** Under the write lock: seals the current segment and starts the next one. */
     private void roll() throws IOException {
         SegmentWriter old = current;
-        old.seal(); // ends with an fsync: the old segment is complete on disk before its successor exists
+        // Ends with an fsync: the old segment is complete on disk before its successor exists. It first waits for a
+        // group commit's fsync of the segment that is still running (the leader fsyncs without this lock) and
+        // refuses to seal over one that failed: that fsync may have dropped records from the disk that the seal's
+        // own fsync would then count durable. Appends wait meanwhile; tailing readers do not (they take no lock).
+        old.seal();
         sealedBytes.put(old.number(), old.written());
         madeDurable(old.lastLsn());
         long number = old.number() + 1;

@@ -17,7 +17,8 @@ import java.util.Objects;
  * @param tableName    the table
  * @param enabled      whether the stream is enabled (DynamoDB's {@code StreamStatus} {@code ENABLED}), or was
  *                     disabled ({@code DISABLED})
- * @param viewType     what its records carry; null once it is disabled
+ * @param viewType     what its records carry (or carried, once it is disabled, as DynamoDB reports it); null only
+ *                     for a stream disabled by a Lacuna that did not keep it (keyspace descriptor version 4)
  * @param createdAt    when the stream was enabled
  * @param partitionKey the table's partition key
  * @param sortKey      the table's sort key, or null

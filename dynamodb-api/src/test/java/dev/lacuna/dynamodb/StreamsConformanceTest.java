@@ -279,6 +279,8 @@ abstract class StreamsConformanceTest {
         StreamDescription disabled = streams.describeStream(b -> b.streamArn(other)).streamDescription();
         assertThat(disabled.streamStatus()).isEqualTo(StreamStatus.DISABLED);
         assertThat(disabled.shards()).isEmpty();
+        assertThat(disabled.streamViewType()).as("DynamoDB still reports a disabled stream's view type")
+                .isEqualTo(StreamViewType.KEYS_ONLY);
         assertThatThrownBy(() -> iterator(other, zetaShard, ShardIteratorType.LATEST, null))
                 .isInstanceOf(ResourceNotFoundException.class);
         assertThatThrownBy(() -> streams.getRecords(b -> b.shardIterator(zetaIterator)))

@@ -635,7 +635,7 @@ final class Catalog implements AutoCloseable {
         if (!was.enabled()) {
             throw new ValidationException("Table " + table.name() + " has no enabled stream to disable");
         }
-        return new StreamState(false, null, was.labelMillis());
+        return new StreamState(false, was.viewType(), was.labelMillis()); // DescribeStream still reports the view
     }
 
     TableDescription delete(String name) {

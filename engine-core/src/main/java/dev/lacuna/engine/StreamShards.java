@@ -77,8 +77,8 @@ final class StreamShards {
                 shards.add(new StreamDescription.Shard(StreamRecords.shardId(s.labelMillis(), p), start));
             }
         }
-        return new StreamDescription(s.arn(t.name()), s.label(), t.name(), hold != null, hold != null ? s.viewType()
-                : null, Instant.ofEpochMilli(s.labelMillis()), t.spec().partitionKey(), t.spec().sortKey(), shards);
+        return new StreamDescription(s.arn(t.name()), s.label(), t.name(), hold != null, s.viewType(),
+                Instant.ofEpochMilli(s.labelMillis()), t.spec().partitionKey(), t.spec().sortKey(), shards);
     }
 
     /**

@@ -13,7 +13,8 @@ import java.time.format.DateTimeFormatter;
  * new stream, and the log checkpoints named after it ({@link #holdName}, {@link #consumerName}) are its own.
  *
  * @param enabled     whether writes to the table produce stream records
- * @param viewType    the view type while enabled, else null
+ * @param viewType    the latest stream's view type, kept when it is disabled (DescribeStream reports it); null if
+ *                    the table never had a stream, or its stream was disabled before descriptor version 5
  * @param labelMillis the latest stream's label, or 0 if the table never had a stream
  */
 record StreamState(boolean enabled, StreamViewType viewType, long labelMillis) {
@@ -24,8 +25,11 @@ record StreamState(boolean enabled, StreamViewType viewType, long labelMillis) {
     static final String PREFIX = "stream-";
 
     StreamState {
-        if (enabled != (viewType != null)) {
-            throw new IllegalArgumentException("a view type goes with an enabled stream, and only with it");
+        if (enabled && viewType == null) {
+            throw new IllegalArgumentException("an enabled stream needs a view type");
+        }
+        if (viewType != null && labelMillis == 0) {
+            throw new IllegalArgumentException("a view type goes with a stream the table has or had");
         }
         if (enabled && labelMillis <= 0) {
             throw new IllegalArgumentException("an enabled stream needs a label");

@@ -21,16 +21,16 @@ import java.util.TreeMap;
  * The descriptor a keyspace carries in the manifest: what the keyspace is (a table, or the database's
  * own idempotency-token keyspace) and, for a table, its spec, its index keyspaces and its settings (time to
  * live, tags, change stream). Layout in {@code FORMAT.md} beside this class ("Keyspace descriptor", version
- * {@value #VERSION}); versions 1 to 3 are still read (1 and 2: a table without time to live or tags; 1 to 3:
- * without a stream).
+ * {@value #VERSION}); versions 1 to 4 are still read (1 and 2: a table without time to live or tags; 1 to 3:
+ * without a stream; 4: a disabled stream without its view type).
  */
 public final class TableCodec {
-    static final int VERSION = 4;
+    static final int VERSION = 5;
     static final int KIND_INDEX = 3;
     static final int KIND_TABLE = 1;
     static final int KIND_TOKENS = 2;
 
-    /** The view-type byte of a disabled stream. */
+    /** The view-type byte of a table that never had a stream (or, before version 5, of any disabled stream). */
     private static final int NO_VIEW = 0xFF;
 
     private TableCodec() {
@@ -96,7 +96,7 @@ public final class TableCodec {
             }
             StreamState stream = settings.stream();
             out.writeByte(stream.enabled() ? 1 : 0);
-            out.writeByte(stream.enabled() ? stream.viewType().ordinal() : NO_VIEW);
+            out.writeByte(stream.viewType() != null ? stream.viewType().ordinal() : NO_VIEW);
             out.writeLong(stream.labelMillis());
         } catch (IOException e) {
             throw new UncheckedIOException(e); // cannot happen in memory
@@ -212,7 +212,7 @@ public final class TableCodec {
             }
             TableSettings settings = version >= 3 ? readSettings(in) : TableSettings.NONE;
             if (version >= 4) {
-                settings = settings.withStream(readStream(in));
+                settings = settings.withStream(readStream(in, version));
             }
             if (in.available() != 0) {
                 throw corrupt(id, in.available() + " bytes after the descriptor");
@@ -245,21 +245,31 @@ public final class TableCodec {
         return new TableSettings(ttlAttribute, new TreeMap<>(tags), StreamState.NONE);
     }
 
-    /** The change stream (version 4 on). */
-    private static StreamState readStream(DataInputStream in) throws IOException {
+    /**
+     * The change stream (version 4 on). From version 5 a disabled stream keeps the view type it had, which
+     * DescribeStream still reports; version 4 wrote none for it.
+     */
+    private static StreamState readStream(DataInputStream in, int version) throws IOException {
         int enabled = in.readUnsignedByte();
         int view = in.readUnsignedByte();
         long label = in.readLong();
         if (enabled > 1) {
             throw new IOException("stream flag " + enabled);
         }
-        if (enabled == 1 ? view >= dev.lacuna.StreamViewType.values().length : view != NO_VIEW) {
-            throw new IOException("stream view type " + view + (enabled == 1 ? "" : " on a disabled stream"));
+        if (view != NO_VIEW && view >= dev.lacuna.StreamViewType.values().length) {
+            throw new IOException("stream view type " + view);
+        }
+        if (enabled == 1 && view == NO_VIEW) {
+            throw new IOException("an enabled stream without a view type");
+        }
+        if (enabled == 0 && view != NO_VIEW && (version < 5 || label == 0)) {
+            throw new IOException("stream view type " + view + " on a disabled stream"
+                    + (version < 5 ? " (version " + version + ")" : " of a table that never had one"));
         }
         if (label < 0 || (enabled == 1 && label == 0)) {
             throw new IOException("stream label " + label);
         }
-        return new StreamState(enabled == 1, enabled == 1 ? dev.lacuna.StreamViewType.values()[view] : null, label);
+        return new StreamState(enabled == 1, view == NO_VIEW ? null : dev.lacuna.StreamViewType.values()[view], label);
     }
 
     private static KeyAttribute readKey(DataInputStream in) throws IOException {

@@ -36,14 +36,14 @@ final class VersionSet implements AutoCloseable {
     /**
      * The directory's format version, recorded in every manifest snapshot: the formats of the manifest, the
      * log, the tables and the log records together. A store marked with a higher one was written by a newer
-     * Lacuna and is refused. Format 1 is still read, and keeps its mark until this code writes the first thing
-     * only format 2 has ({@link #markCurrentFormat}, a keyspace descriptor): once it appends a version 2 batch,
-     * which format 1 code reads as corruption, an older Lacuna must refuse the store rather than report it
-     * damaged. Not before: an open that fails after reading the manifest (replay, the catalog) must leave a
+     * Lacuna and is refused. Formats 1 and 2 are still read, and keep their mark until this code writes the first
+     * thing only a later format has ({@link #markCurrentFormat}, a keyspace descriptor): once it appends a version 2
+     * batch, which format 1 code reads as corruption, or writes a version 5 keyspace descriptor, which format 2 code
+     * reads as corruption, an older Lacuna must refuse the store rather than report it damaged. Not before: an open that fails after reading the manifest (replay, the catalog) must leave a
      * store the older Lacuna still opens, or a rollback would be blocked by an open that never succeeded.
      * History: manifest/FORMAT.md.
      */
-    static final int STORE_FORMAT = 2;
+    static final int STORE_FORMAT = 3;
     private static final System.Logger LOG = System.getLogger(VersionSet.class.getName());
 
     private static final Comparator<FileMeta> BY_NEWEST = Comparator.comparingLong(FileMeta::maxSequence).reversed();
@@ -297,7 +297,7 @@ final class VersionSet implements AutoCloseable {
         VersionEdit.Keyspace k = new VersionEdit.Keyspace(nextKeyspaceId, nextTreeId, partitions, descriptor);
         VersionEdit edit = new VersionEdit().keyspace(k).nextIds(k.id() + 1, k.firstTree() + partitions);
         checkpoints.forEach(edit::checkpoint);
-        // The descriptor is the caller's, in its current version (4 for a table: format 2 only).
+        // The descriptor is the caller's, in its current version (5 for a table: format 3 only).
         logAndApply(withCurrentFormat(edit), lastSequenceNow);
         return k;
     }

@@ -40,8 +40,9 @@ import org.junit.jupiter.api.Test;
 class StreamShardsTest {
     private static final String TABLE = "Tickets";
     private final ManualClock clock = new ManualClock(Instant.parse("2026-12-01T10:00:00Z"));
-    private final Database db = Database.open(Path.of("/db"), DatabaseOptions.builder().vfs(new MemVfs()).clock(clock)
-            .streamRetention(Duration.ofHours(1)).timeToLiveSweepInterval(Duration.ofDays(1)).build());
+    private final DatabaseOptions options = DatabaseOptions.builder().vfs(new MemVfs()).clock(clock)
+            .streamRetention(Duration.ofHours(1)).timeToLiveSweepInterval(Duration.ofDays(1)).build();
+    private Database db = Database.open(Path.of("/db"), options);
 
     @AfterEach
     void close() {
@@ -208,7 +209,13 @@ class StreamShardsTest {
         StreamDescription disabled = db.describeStream(arn);
         assertThat(disabled.status()).isEqualTo("DISABLED");
         assertThat(disabled.shards()).isEmpty();
+        assertThat(disabled.viewType()).as("a disabled stream reports the view type it had")
+                .isEqualTo(StreamViewType.NEW_AND_OLD_IMAGES);
         assertThat(db.listStreams(TABLE)).extracting(StreamDescription::streamArn).containsExactly(arn);
+        db.close();
+        db = Database.open(Path.of("/db"), options);
+        assertThat(db.describeStream(arn).viewType()).as("and keeps it through a reopen")
+                .isEqualTo(StreamViewType.NEW_AND_OLD_IMAGES);
 
         db.deleteTable(TABLE);
         assertThatThrownBy(() -> db.getRecords(it, 10)).isInstanceOf(ResourceNotFoundException.class);

@@ -54,7 +54,7 @@ class TableCodecTest {
     void shouldRoundTripTimeToLiveAndTags() {
         TableSettings settings = new TableSettings("expiresAt", new TreeMap<>(Map.of("team", "support", "env", "")));
         byte[] bytes = TableCodec.encode(SPEC, CREATED, List.of(), settings);
-        assertThat(bytes[0]).isEqualTo((byte) 4);
+        assertThat(bytes[0]).isEqualTo((byte) TableCodec.VERSION);
         TableSchema t = TableCodec.decode(7, bytes).table();
         assertThat(t.settings()).isEqualTo(settings);
         assertThat(t.spec()).isEqualTo(SPEC);
@@ -103,7 +103,8 @@ class TableCodecTest {
         TableSettings enabled = TableSettings.NONE.withStream(new StreamState(true, dev.lacuna.StreamViewType.OLD_IMAGE, 1234));
         byte[] bytes = TableCodec.encode(SPEC, CREATED, List.of(), enabled);
         assertThat(TableCodec.decode(7, bytes).table().settings()).isEqualTo(enabled);
-        TableSettings disabled = TableSettings.NONE.withStream(new StreamState(false, null, 1234)); // label kept
+        TableSettings disabled = TableSettings.NONE.withStream(
+                new StreamState(false, dev.lacuna.StreamViewType.OLD_IMAGE, 1234)); // label and view type kept
         assertThat(TableCodec.decode(7, TableCodec.encode(SPEC, CREATED, List.of(), disabled)).table().settings())
                 .isEqualTo(disabled);
 
@@ -129,9 +130,33 @@ class TableCodecTest {
         badView[bytes.length - STREAM_BYTES + 1] = 4;
         assertThatThrownBy(() -> TableCodec.decode(7, badView)).isInstanceOf(CorruptionException.class)
                 .hasMessageContaining("stream view type 4");
-        byte[] viewWhenDisabled = bytes.clone();
-        viewWhenDisabled[bytes.length - STREAM_BYTES] = 0;
-        assertThatThrownBy(() -> TableCodec.decode(7, viewWhenDisabled)).isInstanceOf(CorruptionException.class)
-                .hasMessageContaining("on a disabled stream");
+        byte[] noViewWhenEnabled = bytes.clone();
+        noViewWhenEnabled[bytes.length - STREAM_BYTES + 1] = (byte) 0xFF;
+        assertThatThrownBy(() -> TableCodec.decode(7, noViewWhenEnabled)).isInstanceOf(CorruptionException.class)
+                .hasMessageContaining("an enabled stream without a view type");
+        byte[] viewWhenDisabledV4 = bytes.clone(); // version 4 kept no view type for a disabled stream
+        viewWhenDisabledV4[0] = 4;
+        viewWhenDisabledV4[bytes.length - STREAM_BYTES] = 0;
+        assertThatThrownBy(() -> TableCodec.decode(7, viewWhenDisabledV4)).isInstanceOf(CorruptionException.class)
+                .hasMessageContaining("on a disabled stream (version 4)");
+        byte[] viewWithoutStream = TableCodec.encode(SPEC, CREATED, List.of(), TableSettings.NONE);
+        viewWithoutStream[viewWithoutStream.length - STREAM_BYTES + 1] = 2;
+        assertThatThrownBy(() -> TableCodec.decode(7, viewWithoutStream)).isInstanceOf(CorruptionException.class)
+                .hasMessageContaining("of a table that never had one");
+    }
+
+    @Test
+    void shouldKeepADisabledStreamsViewTypeAndReadAVersionFourDisabledStreamWithoutOne() {
+        TableSettings disabled = TableSettings.NONE.withStream(
+                new StreamState(false, dev.lacuna.StreamViewType.NEW_IMAGE, 1234));
+        byte[] bytes = TableCodec.encode(SPEC, CREATED, List.of(), disabled);
+        assertThat(bytes[0]).isEqualTo((byte) 5);
+        assertThat(TableCodec.decode(7, bytes).table().settings()).isEqualTo(disabled);
+
+        byte[] v4 = bytes.clone(); // what version 4 wrote for the same stream: no view type
+        v4[0] = 4;
+        v4[bytes.length - STREAM_BYTES + 1] = (byte) 0xFF;
+        assertThat(TableCodec.decode(7, v4).table().settings().stream())
+                .isEqualTo(new StreamState(false, null, 1234));
     }
 }

@@ -8,6 +8,7 @@ import dev.lacuna.storage.StorageIOException;
 import dev.lacuna.vfs.Vfs;
 import dev.lacuna.vfs.VfsLock;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -356,6 +357,14 @@ public final class Wal implements AutoCloseable {
                 }
             } catch (IOException e) {
                 throw fail("fsync", e);
+            } catch (RuntimeException | Error e) {
+                if (writer != null && !forced) {
+                    // An fsync that failed otherwise (a Vfs outside its contract, an Error) may have dropped its pages
+                    // as one that threw an IOException: the log fails alike, or the next leader's fsync would succeed
+                    // and publish durable what the disk lost.
+                    fail("fsync", e instanceof UncheckedIOException u ? u.getCause() : new IOException(e));
+                }
+                throw e;
             } finally {
                 if (writer != null) {
                     writer.forceEnded(forced); // after fail(): a roll waiting for it then finds the log failed

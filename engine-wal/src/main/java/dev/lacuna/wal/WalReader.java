@@ -115,7 +115,10 @@ public final class WalReader implements AutoCloseable {
                     }
                 }
                 if (record != null) {
-                    if (record.lsn() < fromLsn) {
+                    if (record.lsn() < nextLsn) {
+                        // Before where this reader starts, or already returned: a reader that lost its place reopens
+                        // the segment holding nextLsn, and a look-up during a trim's put-back (readers take no lock)
+                        // can find an older one.
                         continue;
                     }
                     nextLsn = record.lsn() + 1;

@@ -37,7 +37,7 @@ import org.junit.jupiter.api.TestMethodOrder;
  * writers, as the index updater does: every record it read must be recovered with the same bytes (if
  * recovered at all), and every record it read at or below {@link Wal#durableLsn()} — the log's claim, on
  * which the store makes {@code SYNC} writes visible — must be recovered. Half the cycles crash while a group
- * commit's fsync is held (blocked), once the reader has read what was appended: the moment at which a log
+ * commit's fsync is held (blocked), once the reader has read what the held leader published: the moment at which a log
  * that claimed durability too early would be caught. Cycles: {@code -Dwal.crash.cycles=N}
  * (default 1,000). {@link #shouldFailOnABrokenFileSystem} shows the check is not vacuous: short runs on
  * each {@link BrokenVfs.Breakage} that concerns the log (all but the non-atomic rename: the log renames

@@ -63,7 +63,8 @@ public final class CrashCycles {
 
     /**
      * Runs every cycle, each with its own seed (the base seed plus its index), into {@code totals}; a cycle that
-     * throws fails the run with its seed. Then prints {@code summary}'s lines and returns the totals.
+     * throws fails the run with its seed (the knob must not be null here: the honest runs name their replay line).
+     * Then prints {@code summary}'s lines and returns the totals.
      */
     public <T> T run(T totals, Cycle<T> cycle, Function<T, List<String>> summary) {
         for (int c = 0; c < cycles; c++) {
@@ -100,7 +101,7 @@ public final class CrashCycles {
         return totals;
     }
 
-    /** Prints the suite's summary lines for {@code totals}, and returns them. */
+    /** Prints the suite's summary lines for {@code totals}, and returns the totals. */
     public static <T> T print(T totals, Function<T, List<String>> summary) {
         summary.apply(totals).forEach(System.out::println);
         return totals;

@@ -17,7 +17,7 @@ class CrashCyclesTest {
     void shouldRunEachCycleWithItsOwnSeed() {
         List<String> ran = new ArrayList<>();
         List<String> totals = new CrashCycles("t.crash", 3, 40L).run(ran, (seed, cycle, t) -> t.add(cycle + "@" + seed),
-                t -> List.of("cycles: " + t.size()));
+                t -> List.of()); // prints nothing: the suites print their own lines
         assertThat(totals).containsExactly("0@40", "1@41", "2@42");
     }
 

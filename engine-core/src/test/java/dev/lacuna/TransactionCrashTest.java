@@ -9,6 +9,8 @@ import dev.lacuna.kv.KvOptions;
 import dev.lacuna.vfs.testing.BrokenVfs;
 import dev.lacuna.vfs.testing.BrokenVfs.Breakage;
 import dev.lacuna.vfs.testing.BreakageRuns;
+import dev.lacuna.vfs.testing.CrashCycles;
+import dev.lacuna.vfs.testing.CrashMoment;
 import dev.lacuna.vfs.MemVfs;
 import dev.lacuna.vfs.Vfs;
 import java.io.IOException;
@@ -81,39 +83,50 @@ class TransactionCrashTest {
     record Check(int torn, int lost, List<String> problems) {
     }
 
+    /** The run: {@code -Dtxn.crash.cycles} (quick size 100), {@code -Dtxn.crash.seed}, {@code -Dtxn.crash.mutation.cycles}. */
+    private static CrashCycles crashCycles() {
+        return CrashCycles.fromProperties("txn.crash", 100, 11L);
+    }
+
+    /** Counts over the cycles of a run, each added by the cycle that compared it. */
+    private static final class Totals {
+        int torn;
+        int lost;
+        final List<String> problems = new ArrayList<>();
+        /** Acknowledged before the clone, doomed, flushes, compactions, manifest switches. */
+        final long[] exercised = new long[5];
+        /** Reads checked, and accounts recovered below a version a reader saw. */
+        long readsChecked;
+        long seenLost;
+    }
+
     @Test
     @Order(1)
-    void shouldKeepEveryTransactionAllOrNothingAcrossPowerLoss() throws Exception {
-        int cycles = Integer.getInteger("txn.crash.cycles", 100);
-        long baseSeed = Long.getLong("txn.crash.seed", 11L);
-        int torn = 0;
-        int lost = 0;
-        List<String> problems = new ArrayList<>();
-        long[] totals = new long[5]; // acknowledged before the clone, doomed, flushes, compactions, manifest switches
-        for (int cycle = 0; cycle < cycles; cycle++) {
-            long seed = baseSeed + cycle;
-            Check check = runCycle(seed, cycle % 2 == 0, totals, Breakage.NONE);
-            torn += check.torn();
-            lost += check.lost();
+    void shouldKeepEveryTransactionAllOrNothingAcrossPowerLoss() {
+        CrashCycles run = crashCycles();
+        int cycles = run.cycles();
+        Totals totals = run.run(new Totals(), (seed, cycle, t) -> {
+            Check check = runCycle(seed, cycle % 2 == 0, t, Breakage.NONE);
+            t.torn += check.torn();
+            t.lost += check.lost();
             for (String p : check.problems()) {
-                if (problems.size() < 20) { // enough to diagnose; the counts say how many there were
-                    problems.add("seed " + seed + ": " + p);
+                if (t.problems.size() < 20) { // enough to diagnose; the counts say how many there were
+                    t.problems.add("seed " + seed + ": " + p);
                 }
             }
-        }
-        System.out.println("transaction crash cycles: " + cycles + ", torn transactions: " + torn
-                + ", lost acknowledged: " + lost);
-        System.out.println("transaction crash reads checked: " + readsChecked + ", visible then lost: " + seenLost);
-        assertThat(problems).as("replay one cycle with -Dtxn.crash.seed=S -Dtxn.crash.cycles=1").isEmpty();
-        assertThat(torn).isZero();
-        assertThat(lost).isZero();
-        assertThat(seenLost).as("accounts recovered below a version a reader saw").isZero();
-        assertThat(readsChecked).as("reads checked").isPositive();
+        }, t -> List.of("transaction crash cycles: " + cycles + ", torn transactions: " + t.torn
+                + ", lost acknowledged: " + t.lost,
+                "transaction crash reads checked: " + t.readsChecked + ", visible then lost: " + t.seenLost));
+        assertThat(totals.problems).as("replay one cycle with -Dtxn.crash.seed=S -Dtxn.crash.cycles=1").isEmpty();
+        assertThat(totals.torn).isZero();
+        assertThat(totals.lost).isZero();
+        assertThat(totals.seenLost).as("accounts recovered below a version a reader saw").isZero();
+        assertThat(totals.readsChecked).as("reads checked").isPositive();
         // The run must have exercised what it claims to (only checked on runs long enough to be sure to).
         String[] names = {"transactions acknowledged before a crash", "doomed transactions", "flushes", "compactions",
             "manifest switches"};
-        for (int i = 0; cycles >= 20 && i < totals.length; i++) {
-            assertThat(totals[i]).as(names[i]).isPositive();
+        for (int i = 0; cycles >= 20 && i < totals.exercised.length; i++) {
+            assertThat(totals.exercised[i]).as(names[i]).isPositive();
         }
     }
 
@@ -125,13 +138,12 @@ class TransactionCrashTest {
     @Test
     @Order(2)
     void shouldFailOnABrokenFileSystem() {
-        BreakageRuns.Result result = BreakageRuns.catchEach(Integer.getInteger("txn.crash.mutation.cycles", 10),
-                (breakage, cycle) -> {
-                    Check check = runCycle(10L + cycle, cycle % 2 == 1, new long[5], breakage);
-                    return check.torn() + check.lost() == 0 && check.problems().isEmpty() ? null
-                            : check.torn() + " torn, " + check.lost() + " lost"
-                            + (check.problems().isEmpty() ? "" : ", e.g. " + check.problems().get(0));
-                });
+        BreakageRuns.Result result = crashCycles().breakages(10, (breakage, cycle) -> {
+            Check check = runCycle(10L + cycle, cycle % 2 == 1, new Totals(), breakage);
+            return check.torn() + check.lost() == 0 && check.problems().isEmpty() ? null
+                    : check.torn() + " torn, " + check.lost() + " lost"
+                    + (check.problems().isEmpty() ? "" : ", e.g. " + check.problems().get(0));
+        });
         assertThat(result.caught()).as("%s", result.outcomes()).isEqualTo(result.of());
     }
 
@@ -141,13 +153,18 @@ class TransactionCrashTest {
                 .maxManifestBytes(2048).build()).build();
     }
 
-    private Check runCycle(long seed, boolean randomCrash, long[] totals, Breakage breakage) throws Exception {
+    private Check runCycle(long seed, boolean randomCrash, Totals run, Breakage breakage) throws Exception {
+        long[] totals = run.exercised;
         Random random = new Random(seed);
         // N: past the set-up's log writes (two tables, eight accounts), below most cycles' acknowledgements.
         BrokenVfs vfs = new BrokenVfs(new MemVfs(), breakage, 60);
         MemVfs crashed;
         List<Writer> writers = new ArrayList<>();
         int[] ackedBeforeCrash = new int[WRITERS];
+        // A reader beside the writers: every account version it saw before the clone came from a SYNC
+        // transaction, visible only once durable, so the recovered account must be at that version or later.
+        AtomicLongArray seen = new AtomicLongArray(ACCOUNT_COUNT);
+        AtomicLong reads = new AtomicLong();
         try (Database db = Database.open(DIR, options(vfs))) {
             db.createTable(TableSpec.builder(ACCOUNTS).partitionKey("pk", AttributeValue.Type.S).partitions(4).build());
             db.createTable(TableSpec.builder(LEDGER).partitionKey("pk", AttributeValue.Type.S)
@@ -165,11 +182,7 @@ class TransactionCrashTest {
                 writers.add(writer);
                 threads.add(new Thread(writer, "txn-crash-writer-" + w));
             }
-            // A reader beside the writers: every account version it saw before the clone came from a SYNC
-            // transaction, visible only once durable, so the recovered account must be at that version or later.
-            AtomicBoolean crashing = new AtomicBoolean();
-            AtomicLongArray seen = new AtomicLongArray(ACCOUNT_COUNT);
-            AtomicLong reads = new AtomicLong();
+            CrashMoment crash = new CrashMoment();
             AtomicReference<Throwable> readerFailure = new AtomicReference<>();
             threads.add(new Thread(() -> {
                 Random r = new Random(seed ^ 0x5EED);
@@ -178,7 +191,7 @@ class TransactionCrashTest {
                     while (!stop.get()) {
                         int i = r.nextInt(ACCOUNT_COUNT);
                         Optional<Item> item = db.table(ACCOUNTS).getItem(accountKey(i));
-                        if (item.isPresent() && !crashing.get()) { // counted only if read before the clone began
+                        if (item.isPresent() && crash.before()) { // counted only if read before the clone began
                             seen.accumulateAndGet(i, number(item.get(), "ver"), Math::max);
                             reads.incrementAndGet();
                         }
@@ -187,8 +200,6 @@ class TransactionCrashTest {
                     readerFailure.set(t);
                 }
             }, "txn-crash-reader"));
-            this.seen = seen;
-            this.reads = reads;
             threads.forEach(Thread::start);
             try {
                 start.countDown();
@@ -197,8 +208,7 @@ class TransactionCrashTest {
                 for (int w = 0; w < WRITERS; w++) {
                     ackedBeforeCrash[w] = writers.get(w).acked.get();
                 }
-                crashing.set(true);
-                crashed = vfs.crashClone(randomCrash ? random : null);
+                crashed = crash.take(vfs, randomCrash ? random : null);
                 assertThat(reached).as("writers reached their acknowledgement target; failures: %s",
                         failures(writers)).isTrue();
             } finally {
@@ -228,20 +238,13 @@ class TransactionCrashTest {
             for (int i = 0; i < ACCOUNT_COUNT; i++) {
                 long recovered = number(db.table(ACCOUNTS).getItem(accountKey(i)).orElseThrow(), "ver");
                 if (recovered < seen.get(i)) {
-                    seenLost++;
+                    run.seenLost++;
                 }
             }
-            readsChecked += reads.get();
+            run.readsChecked += reads.get();
             return check;
         }
     }
-
-    /** The last cycle's reader: the highest version of each account it saw before the clone, and its reads. */
-    private AtomicLongArray seen;
-    private AtomicLong reads;
-    /** Over the cycles run by this test instance: reads checked, and accounts recovered below a version seen. */
-    private long readsChecked;
-    private long seenLost;
 
     /** One writer thread: transfers between two accounts plus ledger rows, some doomed by a failing check. */
     private static final class Writer implements Runnable {

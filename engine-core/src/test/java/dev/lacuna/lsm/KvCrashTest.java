@@ -9,6 +9,8 @@ import dev.lacuna.kv.SstableOptions;
 import dev.lacuna.vfs.testing.BrokenVfs;
 import dev.lacuna.vfs.testing.BrokenVfs.Breakage;
 import dev.lacuna.vfs.testing.BreakageRuns;
+import dev.lacuna.vfs.testing.CrashCycles;
+import dev.lacuna.vfs.testing.CrashMoment;
 import dev.lacuna.vfs.MemVfs;
 import dev.lacuna.storage.WalOptions;
 import java.io.IOException;
@@ -54,41 +56,45 @@ class KvCrashTest {
                   boolean manifestSwitch) {
     }
 
+    /** The run: {@code -Dkv.crash.cycles} (quick size 200), {@code -Dkv.crash.seed}, {@code -Dkv.crash.mutation.cycles}. */
+    private static CrashCycles crashCycles() {
+        return CrashCycles.fromProperties("kv.crash", 200, 7L);
+    }
+
+    /** The cycles' counts, summed from each cycle's {@link Result}. */
+    private static final class Totals {
+        long acknowledged;
+        long seen;
+        long lost;
+        long seenLost;
+        long tableWrites;
+        long manifestSwitches;
+    }
+
     @Test
     @Order(1)
-    void shouldRecoverAPrefixHoldingEveryAcknowledgedWrite() throws Exception {
-        int cycles = Integer.getInteger("kv.crash.cycles", 200);
-        long baseSeed = Long.getLong("kv.crash.seed", 7L);
-        long acknowledged = 0;
-        long seen = 0;
-        long lost = 0;
-        long seenLost = 0;
-        long tableWrites = 0;
-        long manifestSwitches = 0;
-        for (int cycle = 0; cycle < cycles; cycle++) {
-            long seed = baseSeed + cycle;
-            try {
-                Result r = runCycle(seed, Breakage.NONE);
-                acknowledged += r.acknowledged();
-                seen += r.seen();
-                lost += r.lost() ? 1 : 0;
-                seenLost += r.seenLost() ? 1 : 0;
-                tableWrites += r.tableWrite() ? 1 : 0;
-                manifestSwitches += r.manifestSwitch() ? 1 : 0;
-            } catch (Throwable t) {
-                throw new AssertionError("crash cycle failed; replay with -Dkv.crash.seed=" + seed + " -Dkv.crash.cycles=1", t);
-            }
-        }
-        System.out.println("kv crash cycles: " + cycles + ", acknowledged writes: " + acknowledged
-                + ", lost or resurrected: " + lost + ", reads checked: " + seen + ", visible then lost: " + seenLost);
-        System.out.println("kv crashes with a table the manifest does not name (a flush or compaction under way): "
-                + tableWrites + ", during a manifest switch: " + manifestSwitches);
-        assertThat(lost).isZero();
-        assertThat(seenLost).isZero();
+    void shouldRecoverAPrefixHoldingEveryAcknowledgedWrite() {
+        CrashCycles run = crashCycles();
+        int cycles = run.cycles();
+        Totals totals = run.run(new Totals(), (seed, cycle, t) -> {
+            Result r = runCycle(seed, Breakage.NONE);
+            t.acknowledged += r.acknowledged();
+            t.seen += r.seen();
+            t.lost += r.lost() ? 1 : 0;
+            t.seenLost += r.seenLost() ? 1 : 0;
+            t.tableWrites += r.tableWrite() ? 1 : 0;
+            t.manifestSwitches += r.manifestSwitch() ? 1 : 0;
+        }, t -> List.of("kv crash cycles: " + cycles + ", acknowledged writes: " + t.acknowledged
+                + ", lost or resurrected: " + t.lost + ", reads checked: " + t.seen + ", visible then lost: " + t.seenLost,
+                "kv crashes with a table the manifest does not name (a flush or compaction under way): "
+                + t.tableWrites + ", during a manifest switch: " + t.manifestSwitches));
+        assertThat(totals.lost).isZero();
+        assertThat(totals.seenLost).isZero();
         if (cycles >= 100) { // the run must exercise what it claims to
-            assertThat(tableWrites).as("crashes with a table the manifest does not name").isGreaterThanOrEqualTo(cycles / 20);
-            assertThat(manifestSwitches).as("crashes during a manifest switch").isPositive();
-            assertThat(seen).as("reads of written values checked").isGreaterThanOrEqualTo(cycles);
+            assertThat(totals.tableWrites).as("crashes with a table the manifest does not name")
+                    .isGreaterThanOrEqualTo(cycles / 20);
+            assertThat(totals.manifestSwitches).as("crashes during a manifest switch").isPositive();
+            assertThat(totals.seen).as("reads of written values checked").isGreaterThanOrEqualTo(cycles);
         }
     }
 
@@ -100,12 +106,11 @@ class KvCrashTest {
     @Test
     @Order(2)
     void shouldFailOnABrokenFileSystem() {
-        BreakageRuns.Result result = BreakageRuns.catchEach(Integer.getInteger("kv.crash.mutation.cycles", 20),
-                (breakage, cycle) -> {
-                    Result r = runCycle(6L + cycle, breakage);
-                    return r.lost() ? "recovered state is no prefix holding every acknowledged write"
-                            : r.seenLost() ? "a write a reader saw was lost" : null;
-                });
+        BreakageRuns.Result result = crashCycles().breakages(20, (breakage, cycle) -> {
+            Result r = runCycle(6L + cycle, breakage);
+            return r.lost() ? "recovered state is no prefix holding every acknowledged write"
+                    : r.seenLost() ? "a write a reader saw was lost" : null;
+        });
         assertThat(result.caught()).as("%s", result.outcomes()).isEqualTo(result.of());
     }
 
@@ -151,7 +156,7 @@ class KvCrashTest {
         LsmStore store = LsmStore.open(DIR, options);
         AtomicLong acked = new AtomicLong();
         AtomicBoolean stop = new AtomicBoolean();
-        AtomicBoolean crashing = new AtomicBoolean();
+        CrashMoment crash = new CrashMoment();
         AtomicLong maxSeen = new AtomicLong(-1);
         AtomicLong reads = new AtomicLong();
         AtomicReference<Throwable> failure = new AtomicReference<>();
@@ -179,7 +184,7 @@ class KvCrashTest {
                             : new byte[] {(byte) ('a' + r.nextInt(3)), (byte) r.nextInt(64)};
                     byte[] value = store.get(key);
                     // Counted only if the read ended before the clone began: then the write it saw must survive.
-                    if (value != null && !crashing.get()) {
+                    if (value != null && crash.before()) {
                         maxSeen.accumulateAndGet(Write.indexOf(value), Math::max);
                         reads.incrementAndGet();
                     }
@@ -214,8 +219,7 @@ class KvCrashTest {
             }
         }
         long before = acked.get(); // acknowledged before the crash: must survive
-        crashing.set(true);
-        MemVfs crashed = vfs.crashClone(random.nextBoolean() ? random : null);
+        MemVfs crashed = crash.take(vfs, random.nextBoolean() ? random : null);
         long after = acked.get();
         stop.set(true);
         if (held) {

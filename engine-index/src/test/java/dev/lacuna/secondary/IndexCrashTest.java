@@ -24,6 +24,9 @@ import dev.lacuna.Scan;
 import dev.lacuna.vfs.testing.BrokenVfs;
 import dev.lacuna.vfs.testing.BrokenVfs.Breakage;
 import dev.lacuna.vfs.testing.BreakageRuns;
+import dev.lacuna.vfs.testing.BackgroundCloser;
+import dev.lacuna.vfs.testing.CrashCycles;
+import dev.lacuna.vfs.testing.CrashMoment;
 import dev.lacuna.secondary.IndexEquivalenceTest.Workload;
 import dev.lacuna.vfs.MemVfs;
 import dev.lacuna.vfs.Vfs;
@@ -38,9 +41,6 @@ import java.util.Optional;
 import java.util.Random;
 import java.util.TreeMap;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -136,34 +136,34 @@ class IndexCrashTest {
         }
     }
 
+    /**
+     * The run: {@code -Dindex.crash.cycles} (quick size 300), {@code -Dindex.crash.seed} (lineage i runs from S + i),
+     * {@code -Dindex.crash.mutation.cycles}.
+     */
+    private static CrashCycles crashCycles() {
+        return CrashCycles.fromProperties("index.crash", 300, 7L);
+    }
+
     @Test
     @Order(1)
     void shouldRecoverEveryIndexToItsRecomputationAfterPowerLoss() throws Exception {
-        int cycles = Integer.getInteger("index.crash.cycles", 300);
-        long baseSeed = Long.getLong("index.crash.seed", 7L);
-        Totals totals = new Totals();
+        CrashCycles run = crashCycles();
+        int cycles = run.cycles();
         // Closing a database with GSIs waits out each updater's log poll (up to 200 ms each): the databases
         // a crash leaves behind are closed on the side rather than on the test's time.
-        ExecutorService closer = Executors.newFixedThreadPool(2);
-        List<Future<?>> closing = new ArrayList<>();
-        try {
-            for (int lineage = 0; totals.cycles < cycles; lineage++) {
-                runLineage(baseSeed + lineage, Math.min(LINEAGE, cycles - totals.cycles), totals, closer, closing,
-                        Breakage.NONE);
-            }
-        } finally {
-            closer.shutdown();
+        Totals totals;
+        try (BackgroundCloser closer = new BackgroundCloser(false)) {
+            totals = run.runLineages(LINEAGE, new Totals(),
+                    (seed, n, t) -> runLineage(seed, n, t, closer, Breakage.NONE));
         }
-        for (Future<?> f : closing) {
-            f.get(60, TimeUnit.SECONDS);
-        }
-        System.out.println("index crash cycles: " + totals.cycles + ", index mismatches: " + totals.mismatches);
-        System.out.println("(acknowledged writes " + totals.acked + ", flushes " + totals.flushes
-                + ", crashes after a checkpoint " + totals.checkpointed + ", clean restarts " + totals.clean + ")");
-        System.out.println("index crash lost acknowledged writes: " + totals.lost + " (markers compared with the model,"
-                + " in the table and in GSI1: " + totals.markersChecked + ")");
-        System.out.println("index crash reads checked: " + totals.reads + ", visible then lost: " + totals.seenLost
-                + " (crashes with the log's fsync held: " + totals.held + ")");
+        CrashCycles.print(totals, t -> List.of(
+                "index crash cycles: " + t.cycles + ", index mismatches: " + t.mismatches,
+                "(acknowledged writes " + t.acked + ", flushes " + t.flushes + ", crashes after a checkpoint "
+                        + t.checkpointed + ", clean restarts " + t.clean + ")",
+                "index crash lost acknowledged writes: " + t.lost + " (markers compared with the model,"
+                        + " in the table and in GSI1: " + t.markersChecked + ")",
+                "index crash reads checked: " + t.reads + ", visible then lost: " + t.seenLost
+                        + " (crashes with the log's fsync held: " + t.held + ")"));
         assertThat(totals.problems).as("replay a lineage with -Dindex.crash.seed=S -Dindex.crash.cycles=%d", LINEAGE)
                 .isEmpty();
         assertThat(totals.mismatches).isZero();
@@ -188,26 +188,16 @@ class IndexCrashTest {
     @Test
     @Order(2)
     void shouldFailOnABrokenFileSystem() throws Exception {
-        ExecutorService closer = Executors.newFixedThreadPool(2);
-        List<Future<?>> closing = new ArrayList<>();
         BreakageRuns.Result result;
-        try {
-            result = BreakageRuns.catchEach(Integer.getInteger("index.crash.mutation.cycles", 15), (breakage, cycle) -> {
+        // A database on a broken file system may fail to close: the breakage was the point.
+        try (BackgroundCloser closer = new BackgroundCloser(true)) {
+            result = crashCycles().breakages(15, (breakage, cycle) -> {
                 Totals totals = new Totals();
-                runLineage(mutationSeed(cycle), 1, totals, closer, closing, breakage);
+                runLineage(mutationSeed(cycle), 1, totals, closer, breakage);
                 return totals.lost + totals.mismatches + totals.seenLost == 0 && totals.problems.isEmpty() ? null
                         : totals.lost + " lost, " + totals.mismatches + " index mismatches, " + totals.seenLost
                         + " seen then lost" + (totals.problems.isEmpty() ? "" : ", e.g. " + totals.problems.get(0));
             });
-        } finally {
-            closer.shutdown();
-        }
-        for (Future<?> f : closing) {
-            try {
-                f.get(60, TimeUnit.SECONDS);
-            } catch (java.util.concurrent.ExecutionException e) {
-                // a database on a broken file system may fail to close: the breakage was the point
-            }
         }
         assertThat(result.caught()).as("%s", result.outcomes()).isEqualTo(result.of());
     }
@@ -234,8 +224,8 @@ class IndexCrashTest {
         return b.build();
     }
 
-    private void runLineage(long seed, int cycles, Totals totals, ExecutorService closer, List<Future<?>> closing,
-                            Breakage breakage) throws Exception {
+    private void runLineage(long seed, int cycles, Totals totals, BackgroundCloser closer, Breakage breakage)
+            throws Exception {
         Random random = new Random(seed);
         boolean tiny = seed % 2 == 0;
         BrokenVfs vfs = new BrokenVfs(new MemVfs(), breakage, FAIL_AFTER);
@@ -263,8 +253,7 @@ class IndexCrashTest {
                 long[] seenBeforeCrash = new long[WRITERS];
                 MemVfs crashed = crashWhileWriting(db, markers, vfs, held, random, totals, where, ackedBeforeCrash,
                         seenBeforeCrash);
-                Database old = db;
-                closing.add(closer.submit(old::close));
+                closer.closeLater(db);
                 vfs = new BrokenVfs(crashed, breakage, FAIL_AFTER);
                 held = new HeldLogForce(vfs);
                 db = Database.open(DIR, options(held, tiny));
@@ -393,8 +382,7 @@ class IndexCrashTest {
                 }
             }
             System.arraycopy(markers.ackedNow(), 0, ackedBeforeCrash, 0, WRITERS); // read before the clone
-            reader.crashing.set(true);
-            crashed = vfs.crashClone(random.nextBoolean() ? random : null);
+            crashed = reader.crash.take(vfs, random.nextBoolean() ? random : null);
             totals.flushes += db.storageStats().flushes();
         } finally {
             held.release();
@@ -417,11 +405,11 @@ class IndexCrashTest {
 
     /**
      * Reads markers until stopped, from the table by key and from GSI1 by writer partition, keeping the
-     * highest sequence number of each writer seen while {@link #crashing} was not yet set.
+     * highest sequence number of each writer seen {@link CrashMoment#before() before} {@link #crash}.
      */
     private static final class Reader {
         final AtomicBoolean stop = new AtomicBoolean();
-        final AtomicBoolean crashing = new AtomicBoolean();
+        final CrashMoment crash = new CrashMoment();
         final AtomicLongArray seen = new AtomicLongArray(WRITERS);
         final AtomicLong reads = new AtomicLong();
         final Thread thread;
@@ -486,7 +474,7 @@ class IndexCrashTest {
         }
 
         private void saw(int w, long seq) {
-            if (!crashing.get()) { // counted only if read before the clone began
+            if (crash.before()) { // counted only if read before the clone began
                 seen.accumulateAndGet(w, seq, Math::max);
                 reads.incrementAndGet();
             }

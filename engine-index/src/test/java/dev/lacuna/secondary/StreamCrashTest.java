@@ -20,6 +20,9 @@ import dev.lacuna.kv.KvOptions;
 import dev.lacuna.vfs.testing.BrokenVfs;
 import dev.lacuna.vfs.testing.BrokenVfs.Breakage;
 import dev.lacuna.vfs.testing.BreakageRuns;
+import dev.lacuna.vfs.testing.BackgroundCloser;
+import dev.lacuna.vfs.testing.CrashCycles;
+import dev.lacuna.vfs.testing.CrashMoment;
 import dev.lacuna.storage.Durability;
 import dev.lacuna.vfs.MemVfs;
 import java.nio.file.Path;
@@ -29,9 +32,6 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLongArray;
@@ -225,10 +225,12 @@ class StreamCrashTest {
 
     /**
      * The crashed world: what the models record is cut when the clone is taken. A consumer records a batch under
-     * the read lock and only while not crashed; the crash takes the write lock.
+     * the read lock and only {@link CrashMoment#before() before} the crash; the crash takes the write lock.
      */
     private static final class World {
         final ReentrantReadWriteLock lock = new ReentrantReadWriteLock();
+        final CrashMoment crash = new CrashMoment();
+        /** Set once the clone is taken: a consumer's failure after it is the old process's end, not an error. */
         volatile boolean crashed;
         /**
          * Armed: consumer 0 (the processor's handler) or 1 (the poller) asks for the crash while it holds a batch
@@ -241,7 +243,7 @@ class StreamCrashTest {
         void record(Model model, List<StreamRecord> records, String where) {
             lock.readLock().lock();
             try {
-                if (!crashed) {
+                if (crash.before()) {
                     model.accept(records, where);
                 }
             } finally {
@@ -260,7 +262,7 @@ class StreamCrashTest {
         MemVfs crash(BrokenVfs vfs, Random random) throws Exception {
             lock.writeLock().lock();
             try {
-                MemVfs clone = vfs.crashClone(random.nextBoolean() ? random : null);
+                MemVfs clone = crash.take(vfs, random.nextBoolean() ? random : null);
                 crashed = true;
                 return clone;
             } finally {
@@ -273,14 +275,13 @@ class StreamCrashTest {
     @Test
     @Order(1)
     void shouldDeliverEveryAcknowledgedChangeInOrderAfterPowerLoss() throws Exception {
-        int cycles = Integer.getInteger("stream.crash.cycles", 200);
-        long baseSeed = Long.getLong("stream.crash.seed", 11L);
-        Totals totals = run(cycles, baseSeed, false);
-        System.out.println("stream crash cycles: " + totals.cycles + ", gaps: " + totals.gaps + ", out of order: "
-                + totals.outOfOrder);
-        System.out.println("(records delivered " + totals.delivered + ", delivered again after a crash "
-                + totals.duplicates + ", acknowledged steps " + totals.acked + ", crashes while a consumer held a batch "
-                + totals.handlerCrashes + ")");
+        CrashCycles run = crashCycles();
+        int cycles = run.cycles();
+        Totals totals = CrashCycles.print(run(run, false, Breakage.NONE), t -> List.of(
+                "stream crash cycles: " + t.cycles + ", gaps: " + t.gaps + ", out of order: " + t.outOfOrder,
+                "(records delivered " + t.delivered + ", delivered again after a crash " + t.duplicates
+                        + ", acknowledged steps " + t.acked + ", crashes while a consumer held a batch "
+                        + t.handlerCrashes + ")"));
         assertThat(totals.problems).as("replay with -Dstream.crash.seed=S").isEmpty();
         assertThat(totals.gaps).isZero();
         assertThat(totals.outOfOrder).isZero();
@@ -300,12 +301,12 @@ class StreamCrashTest {
     @Test
     @Order(2)
     void shouldFailWhenACheckpointIsSavedBeforeTheRecordsAreHandled() throws Exception {
-        int maxCycles = Integer.getInteger("stream.crash.mutation.cycles", 20);
+        int maxCycles = crashCycles().mutationCycles(20);
         int cycles = 0;
         String outcome = null;
         for (long seed = 11L; outcome == null && cycles < maxCycles; seed++) {
             cycles++;
-            Totals t = run(1, seed, true);
+            Totals t = run(new CrashCycles(null, 1, seed), true, Breakage.NONE);
             if (t.gaps + t.outOfOrder > 0 || !t.problems.isEmpty()) {
                 outcome = "stream crash cycles: " + t.cycles + ", gaps: " + t.gaps + ", out of order: " + t.outOfOrder
                         + (t.problems.isEmpty() ? "" : " (e.g. " + t.problems.get(0) + ")");
@@ -332,51 +333,39 @@ class StreamCrashTest {
     @Test
     @Order(3)
     void shouldFailOnABrokenFileSystem() {
-        BreakageRuns.Result result = BreakageRuns.catchEach(Integer.getInteger("stream.crash.mutation.cycles", 20),
+        BreakageRuns.Result result = crashCycles().breakages(20,
                 (breakage, cycle) -> {
                     // One short crash cycle replaces no file: CURRENT is first replaced by the reopen after the
                     // crash (each open starts a new manifest), so a non-atomic rename needs a second crash.
-                    Totals t = run(breakage == Breakage.RENAME_NOT_ATOMIC ? 2 : 1, 20L + cycle, false, breakage);
+                    Totals t = run(new CrashCycles(null, breakage == Breakage.RENAME_NOT_ATOMIC ? 2 : 1, 20L + cycle),
+                            false, breakage);
                     return t.gaps + t.outOfOrder == 0 && t.problems.isEmpty() ? null : "gaps: " + t.gaps
                             + ", out of order: " + t.outOfOrder + (t.problems.isEmpty() ? "" : " (e.g. " + t.problems.get(0) + ")");
                 });
         assertThat(result.caught()).as("%s", result.outcomes()).isEqualTo(result.of());
     }
 
-    private Totals run(int cycles, long baseSeed, boolean commitFirst) throws Exception {
-        return run(cycles, baseSeed, commitFirst, Breakage.NONE);
+    /**
+     * The run: {@code -Dstream.crash.cycles} (quick size 200), {@code -Dstream.crash.seed} (lineage i runs from
+     * S + i), {@code -Dstream.crash.mutation.cycles}.
+     */
+    private static CrashCycles crashCycles() {
+        return CrashCycles.fromProperties("stream.crash", 200, 11L);
     }
 
     /**
-     * {@code commitFirst}: the poller commits before it records (a broken consumer, for the mutation test);
-     * {@code breakage}: the file system's ({@link Breakage#NONE} for the honest runs).
+     * {@code cycles}' lineages. {@code commitFirst}: the poller commits before it records (a broken consumer, for the
+     * mutation test); {@code breakage}: the file system's ({@link Breakage#NONE} for the honest runs).
      */
-    private Totals run(int cycles, long baseSeed, boolean commitFirst, Breakage breakage) throws Exception {
-        Totals totals = new Totals();
-        ExecutorService closer = Executors.newFixedThreadPool(2);
-        List<Future<?>> closing = new ArrayList<>();
-        try {
-            for (int lineage = 0; totals.cycles < cycles; lineage++) {
-                runLineage(baseSeed + lineage, Math.min(LINEAGE, cycles - totals.cycles), totals, closer, closing,
-                        breakage, commitFirst);
-            }
-        } finally {
-            closer.shutdown();
+    private Totals run(CrashCycles cycles, boolean commitFirst, Breakage breakage) throws Exception {
+        try (BackgroundCloser closer = new BackgroundCloser(breakage != Breakage.NONE)) {
+            return cycles.runLineages(LINEAGE, new Totals(),
+                    (seed, n, totals) -> runLineage(seed, n, totals, closer, breakage, commitFirst));
         }
-        for (Future<?> f : closing) {
-            try {
-                f.get(60, TimeUnit.SECONDS);
-            } catch (java.util.concurrent.ExecutionException e) {
-                if (breakage == Breakage.NONE) {
-                    throw e;
-                }
-            }
-        }
-        return totals;
     }
 
-    private void runLineage(long seed, int cycles, Totals totals, ExecutorService closer, List<Future<?>> closing,
-                            Breakage breakage, boolean commitFirst) throws Exception {
+    private void runLineage(long seed, int cycles, Totals totals, BackgroundCloser closer, Breakage breakage,
+                            boolean commitFirst) throws Exception {
         Random random = new Random(seed);
         boolean tiny = seed % 2 == 0;
         BrokenVfs vfs = new BrokenVfs(new MemVfs(), breakage, FAIL_AFTER);
@@ -417,8 +406,7 @@ class StreamCrashTest {
                 for (int w = 0; w < WRITERS; w++) {
                     totals.acked += acked[w] - start[w];
                 }
-                Database old = db;
-                closing.add(closer.submit(old::close));
+                closer.closeLater(db);
                 vfs = new BrokenVfs(crashed, breakage, FAIL_AFTER);
                 db = Database.open(DIR, options(vfs, tiny));
                 long[] recovered = recoveredSteps(db);
@@ -469,7 +457,7 @@ class StreamCrashTest {
                 assertThat(resumed.failures).as("consumer failures after the crash at %s", where).isEmpty();
             }
         } finally {
-            closing.add(closer.submit(db::close));
+            closer.closeLater(db);
         }
     }
 

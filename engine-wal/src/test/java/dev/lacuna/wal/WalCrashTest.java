@@ -8,6 +8,8 @@ import dev.lacuna.vfs.MemVfs;
 import dev.lacuna.vfs.testing.BrokenVfs;
 import dev.lacuna.vfs.testing.BrokenVfs.Breakage;
 import dev.lacuna.vfs.testing.BreakageRuns;
+import dev.lacuna.vfs.testing.CrashCycles;
+import dev.lacuna.vfs.testing.CrashMoment;
 import dev.lacuna.vfs.testing.HeldLogForce;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -60,38 +62,39 @@ class WalCrashTest {
         return b;
     }
 
+    /** The run: {@code -Dwal.crash.cycles} (quick size 1,000), {@code -Dwal.crash.seed}, {@code -Dwal.crash.mutation.cycles}. */
+    private static CrashCycles crashCycles() {
+        return CrashCycles.fromProperties("wal.crash", 1000, 20261129L);
+    }
+
+    /** The cycles' counts, summed from each cycle's {@link CycleResult}. */
+    private static final class Totals {
+        long lost;
+        long recoveredRecords;
+        long readsChecked;
+        long seenLost;
+        long readDifferently;
+    }
+
     @Test
     @Order(1)
-    void shouldKeepEveryAcknowledgedRecordThroughPowerLoss() throws Exception {
-        int cycles = Integer.getInteger("wal.crash.cycles", 1000);
-        long baseSeed = Long.getLong("wal.crash.seed", 20261129L);
-        long lost = 0;
-        long recoveredRecords = 0;
-        long readsChecked = 0;
-        long seenLost = 0;
-        long readDifferently = 0;
-        for (int cycle = 0; cycle < cycles; cycle++) {
-            long seed = baseSeed + cycle;
-            try {
-                CycleResult result = runCycle(seed, Breakage.NONE);
-                lost += result.lost;
-                recoveredRecords += result.recovered;
-                readsChecked += result.readsChecked;
-                seenLost += result.seenLost;
-                readDifferently += result.readDifferently;
-            } catch (Throwable t) {
-                throw new AssertionError("crash cycle failed; replay with -Dwal.crash.seed=" + seed
-                        + " -Dwal.crash.cycles=1", t);
-            }
-        }
-        System.out.println("wal crash cycles: " + cycles + ", lost acknowledged: " + lost);
-        System.out.println("wal crash recovered records: " + recoveredRecords);
-        System.out.println("wal crash reads checked: " + readsChecked + ", visible then lost: " + seenLost
-                + ", read differently: " + readDifferently);
-        assertThat(lost).isZero();
-        assertThat(seenLost).as("records read as durable and not recovered").isZero();
-        assertThat(readDifferently).as("records read with other bytes than recovered").isZero();
-        assertThat(readsChecked).as("reads checked").isPositive();
+    void shouldKeepEveryAcknowledgedRecordThroughPowerLoss() {
+        CrashCycles run = crashCycles();
+        Totals totals = run.run(new Totals(), (seed, cycle, t) -> {
+            CycleResult result = runCycle(seed, Breakage.NONE);
+            t.lost += result.lost;
+            t.recoveredRecords += result.recovered;
+            t.readsChecked += result.readsChecked;
+            t.seenLost += result.seenLost;
+            t.readDifferently += result.readDifferently;
+        }, t -> List.of("wal crash cycles: " + run.cycles() + ", lost acknowledged: " + t.lost,
+                "wal crash recovered records: " + t.recoveredRecords,
+                "wal crash reads checked: " + t.readsChecked + ", visible then lost: " + t.seenLost
+                        + ", read differently: " + t.readDifferently));
+        assertThat(totals.lost).isZero();
+        assertThat(totals.seenLost).as("records read as durable and not recovered").isZero();
+        assertThat(totals.readDifferently).as("records read with other bytes than recovered").isZero();
+        assertThat(totals.readsChecked).as("reads checked").isPositive();
     }
 
     /**
@@ -102,7 +105,7 @@ class WalCrashTest {
     @Test
     @Order(2)
     void shouldFailOnABrokenFileSystem() {
-        BreakageRuns.Result result = BreakageRuns.catchEach(Integer.getInteger("wal.crash.mutation.cycles", 40),
+        BreakageRuns.Result result = crashCycles().breakages(40,
                 Map.of(Breakage.RENAME_NOT_ATOMIC, "the log never renames a file"), (breakage, cycle) -> {
                     CycleResult r = runCycle(20261128L + cycle, breakage);
                     return r.lost() + r.seenLost() + r.readDifferently() == 0 ? null : r.lost()
@@ -181,7 +184,7 @@ class WalCrashTest {
             t.start();
         }
         // The tailing reader: each record it read, and whether the log called it durable by then.
-        AtomicBoolean crashing = new AtomicBoolean();
+        CrashMoment crash = new CrashMoment();
         AtomicLong lastRead = new AtomicLong(preexisting);
         Map<Long, byte[]> read = new ConcurrentHashMap<>();
         Map<Long, Boolean> readDurable = new ConcurrentHashMap<>();
@@ -194,7 +197,7 @@ class WalCrashTest {
                         continue;
                     }
                     boolean durable = r.lsn() <= wal.durableLsn(); // asked after the read: the claim covers it
-                    if (!crashing.get()) { // counted only if the clone had not begun
+                    if (crash.before()) { // counted only if the clone had not begun
                         read.put(r.lsn(), r.payload());
                         readDurable.put(r.lsn(), durable);
                     }
@@ -223,8 +226,7 @@ class WalCrashTest {
             }
         }
         Map<Long, byte[]> ackedBeforeCrash = new HashMap<>(acknowledged); // copied before the crash begins
-        crashing.set(true);
-        MemVfs crashed = broken.crashClone(random.nextInt(8) == 0 ? null : random);
+        MemVfs crashed = crash.take(broken, random.nextInt(8) == 0 ? null : random);
         vfs.release();
         stop.set(true);
         for (Thread t : writers) {

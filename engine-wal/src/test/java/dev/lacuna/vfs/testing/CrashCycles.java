@@ -1,0 +1,127 @@
+package dev.lacuna.vfs.testing;
+
+import dev.lacuna.vfs.testing.BrokenVfs.Breakage;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+
+/**
+ * The cycle loop of the engine's power-loss suites (WalCrashTest, KvCrashTest, TransactionCrashTest,
+ * IndexCrashTest, StreamCrashTest): what they all did by hand, once. A run is named by its knob prefix {@code P}:
+ * {@code -DP.cycles=N} (default: the suite's quick size, the one CI runs), {@code -DP.seed=S} (cycle {@code i}, or
+ * lineage {@code i}, runs with seed {@code S + i}) and {@code -DP.mutation.cycles=M} (the breakage run's most
+ * cycles per breakage). A cycle that throws fails the run with the seed and the {@code -D} line that replays it
+ * alone; the suite's totals, counted by its own cycles from what they compared, are printed through the suite's
+ * own lines (whose words README and the notes quote), then returned for its assertions.
+ *
+ * <p>The workload and its checks stay in each suite, as the callbacks: they use package-private engine internals.
+ * This lives in engine-wal's test-jar, beside {@link BrokenVfs}, because every engine module's tests can see that
+ * jar; the product harness behind {@code lacuna crashtest} (fixtures' {@code CrashHarness}) is main code of a
+ * module that depends on the whole engine, so the engine's tests cannot use it, and it cannot depend on a test-jar.
+ */
+public final class CrashCycles {
+    /** One crash cycle: runs with {@code seed} (cycle {@code cycle} from 0 of the run) and adds what it counted. */
+    @FunctionalInterface
+    public interface Cycle<T> {
+        void run(long seed, int cycle, T totals) throws Exception;
+    }
+
+    /** One lineage: {@code cycles} crash cycles chained on one file system, from {@code seed}, adding to the totals. */
+    @FunctionalInterface
+    public interface Lineage<T> {
+        void run(long seed, int cycles, T totals) throws Exception;
+    }
+
+    private final String knob;
+    private final int cycles;
+    private final long baseSeed;
+
+    /**
+     * {@code cycles} cycles from {@code baseSeed}, failures naming the {@code -Dknob.…} line that replays them; or,
+     * with a null {@code knob}, thrown as they are (a breakage run describes what caught it from the failure itself).
+     */
+    public CrashCycles(String knob, int cycles, long baseSeed) {
+        this.knob = knob;
+        this.cycles = cycles;
+        this.baseSeed = baseSeed;
+    }
+
+    /** The run {@code -Dknob.cycles} and {@code -Dknob.seed} ask for, else {@code quickCycles} from {@code seed}. */
+    public static CrashCycles fromProperties(String knob, int quickCycles, long seed) {
+        return new CrashCycles(knob, Integer.getInteger(knob + ".cycles", quickCycles), Long.getLong(knob + ".seed", seed));
+    }
+
+    /** The cycles this run makes. */
+    public int cycles() {
+        return cycles;
+    }
+
+    /** The {@code -D} line that replays {@code cycles} cycles from {@code seed}. */
+    public String replay(long seed, int cycles) {
+        return "-D" + knob + ".seed=" + seed + " -D" + knob + ".cycles=" + cycles;
+    }
+
+    /**
+     * Runs every cycle, each with its own seed (the base seed plus its index), into {@code totals}; a cycle that
+     * throws fails the run with its seed (the knob must not be null here: the honest runs name their replay line).
+     * Then prints {@code summary}'s lines and returns the totals.
+     */
+    public <T> T run(T totals, Cycle<T> cycle, Function<T, List<String>> summary) {
+        for (int c = 0; c < cycles; c++) {
+            long seed = baseSeed + c;
+            try {
+                cycle.run(seed, c, totals);
+            } catch (Throwable t) {
+                throw new AssertionError("crash cycle failed; replay with " + replay(seed, 1), t);
+            }
+        }
+        return print(totals, summary);
+    }
+
+    /**
+     * Runs the cycles as lineages of at most {@code lineage} chained cycles, each lineage with its own seed (the
+     * base seed plus its index), into {@code totals}; a lineage that throws fails the run with its seed (unless the
+     * knob is null). Returns the totals without printing (the suites also run short lineages that print nothing).
+     */
+    public <T> T runLineages(int lineage, T totals, Lineage<T> run) throws Exception {
+        int done = 0;
+        for (int l = 0; done < cycles; l++) {
+            long seed = baseSeed + l;
+            int n = Math.min(lineage, cycles - done);
+            try {
+                run.run(seed, n, totals);
+            } catch (Exception | AssertionError e) {
+                if (knob == null) {
+                    throw e;
+                }
+                throw new AssertionError("crash lineage failed; replay with " + replay(seed, n), e);
+            }
+            done += n;
+        }
+        return totals;
+    }
+
+    /** Prints the suite's summary lines for {@code totals}, and returns the totals. */
+    public static <T> T print(T totals, Function<T, List<String>> summary) {
+        summary.apply(totals).forEach(System.out::println);
+        return totals;
+    }
+
+    /**
+     * The breakage run ({@link BreakageRuns#catchEach}): at most {@code -Dknob.mutation.cycles} (default
+     * {@code quickMax}) cycles under each breakage not in {@code notConcerned}.
+     */
+    public BreakageRuns.Result breakages(int quickMax, Map<Breakage, String> notConcerned, BreakageRuns.Cycle cycle) {
+        return BreakageRuns.catchEach(mutationCycles(quickMax), notConcerned, cycle);
+    }
+
+    /** As {@link #breakages(int, Map, BreakageRuns.Cycle)}, under every breakage. */
+    public BreakageRuns.Result breakages(int quickMax, BreakageRuns.Cycle cycle) {
+        return breakages(quickMax, Map.of(), cycle);
+    }
+
+    /** {@code -Dknob.mutation.cycles}, else {@code quickMax}: the most cycles a mutation run makes. */
+    public int mutationCycles(int quickMax) {
+        return Integer.getInteger(knob + ".mutation.cycles", quickMax);
+    }
+}

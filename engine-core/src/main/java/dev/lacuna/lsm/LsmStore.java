@@ -214,6 +214,10 @@ public final class LsmStore implements AutoCloseable {
      * Drops keyspaces {@code ids} as {@link #dropKeyspace} does, and forgets the log checkpoints
      * {@code checkpoints}, in one manifest edit: a crash leaves all of it done or none of it (a table and
      * its indexes go together).
+     *
+     * @throws StorageIOException if the calling thread is interrupted while the drop waits for the keyspaces'
+     *                            flushes or compactions: nothing is dropped then (the keyspaces are as they
+     *                            were), and the thread's interrupt flag is set
      */
     public void dropKeyspaces(List<Integer> ids, List<String> checkpoints) {
         keyspaces.drop(ids, checkpoints);

@@ -436,10 +436,12 @@ public final class LsmStore implements AutoCloseable {
             db.commitLock.unlock();
         }
         // With nothing to write, the segment being written holds only writes flushed before: sealed, the trim
-        // that ends a flush job deletes it. Only then: sealing forces the segment, and a flush with memtables to
-        // write must not wait behind a log fsync (SnapshotFlushRaceTest holds one); its segment is sealed and
-        // trimmed by a later flush or roll.
-        if (!switched) {
+        // that ends a flush job deletes it. Only then: sealing forces the segment, and waits (under the log's
+        // write lock, so every append waits too) for a group commit's fsync in flight; a flush with memtables to
+        // write - frozen ones still waiting for their flush count, whose jobs wait for such an fsync - must not
+        // (SnapshotFlushRaceTest, FlushBehindHeldLogFsyncTest hold one); its segment is sealed and trimmed by a
+        // later flush or roll.
+        if (!switched && !anyImmutable()) {
             try {
                 db.wal.rollIfNotEmpty();
             } catch (StorageIOException e) {

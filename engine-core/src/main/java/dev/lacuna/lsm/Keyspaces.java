@@ -77,7 +77,11 @@ final class Keyspaces {
         }
     }
 
-    /** See {@link LsmStore#dropKeyspaces}. */
+    /**
+     * See {@link LsmStore#dropKeyspaces}. Nothing is durable until the one manifest edit at the end; an
+     * interrupt while waiting before it (for the flushes or for the trees' compaction slots) undoes what was
+     * changed in memory, so the keyspaces are exactly as before, and throws with the interrupt flag set.
+     */
     void drop(List<Integer> ids, List<String> checkpoints) {
         for (int id : ids) {
             if (id == 0) {
@@ -87,6 +91,7 @@ final class Keyspaces {
         db.checkWritable();
         db.checkNotRetrying("dropping keyspaces " + ids); // before anything changes, as waiting may not end
         List<Tree> dropping = new ArrayList<>();
+        List<Db.Route> removed = new ArrayList<>();
         db.commitLock.lock();
         try {
             for (int id : ids) {
@@ -98,6 +103,7 @@ final class Keyspaces {
             for (int id : ids) {
                 Db.Route route = db.route(id);
                 routes[id] = null;
+                removed.add(route);
                 for (int t = route.firstTree(); t < route.firstTree() + route.partitions(); t++) {
                     Tree tree = db.trees[t];
                     tree.dropped = true;
@@ -112,20 +118,25 @@ final class Keyspaces {
         // Their memtables are flushed the ordinary way (memory and log bookkeeping stay simple), then the
         // files go with the keyspaces in one manifest edit.
         try {
-            awaitFlushed(dropping, "dropping keyspaces " + ids);
+            awaitFlushedInterruptibly(dropping, "dropping keyspaces " + ids);
+        } catch (InterruptedException e) {
+            undoDrop(removed, dropping, List.of());
+            throw interrupted(ids, e);
         } catch (StorageIOException e) {
             // The keyspaces are half dropped in memory (their routes gone), and waiting for a flush the disk
             // keeps failing could last forever: stop writes, and a reopen brings the keyspaces back whole.
             db.setBackgroundError(e);
             throw e;
         }
+        List<Tree> claimed = new ArrayList<>();
         try {
             for (Tree tree : dropping) {
                 tree.awaitAndStartCompaction(); // held for good: the tree is gone
+                claimed.add(tree);
             }
         } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new StorageIOException("interrupted while dropping keyspaces " + ids, e);
+            undoDrop(removed, dropping, claimed);
+            throw interrupted(ids, e);
         }
         db.commitLock.lock();
         try {
@@ -143,6 +154,45 @@ final class Keyspaces {
         } finally {
             db.commitLock.unlock();
         }
+    }
+
+    /**
+     * Puts back what a drop changed in memory before its manifest edit: the routes {@code removed} (only
+     * those: another drop may be under way), the trees' marks, and the compaction slots it {@code claimed}.
+     * The memtables it froze stay frozen or flushed, which changes nothing a reader or a reopen sees. The
+     * compactions skipped meanwhile are asked for again.
+     */
+    private void undoDrop(List<Db.Route> removed, List<Tree> dropping, List<Tree> claimed) {
+        db.commitLock.lock();
+        try {
+            int length = db.routes.length;
+            for (Db.Route route : removed) {
+                length = Math.max(length, route.keyspace() + 1);
+            }
+            Db.Route[] routes = Arrays.copyOf(db.routes, length);
+            for (Db.Route route : removed) {
+                routes[route.keyspace()] = route;
+            }
+            for (Tree tree : dropping) {
+                tree.dropped = false;
+            }
+            db.routes = routes;
+        } finally {
+            db.commitLock.unlock();
+        }
+        for (Tree tree : claimed) {
+            tree.endCompaction();
+        }
+        for (Tree tree : dropping) {
+            background.scheduleCompaction(tree);
+        }
+    }
+
+    /** What an interrupted drop throws, the interrupt flag set again (the wait cleared it). */
+    private static StorageIOException interrupted(List<Integer> ids, InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return new StorageIOException("interrupted while dropping keyspaces " + ids
+                + "; nothing was dropped, they are as they were", e);
     }
 
     /** See {@link LsmStore#flushKeyspace}. */
@@ -176,17 +226,22 @@ final class Keyspaces {
      * the disk stays full).
      */
     private void awaitFlushed(List<Tree> trees, String doing) {
-        trees.forEach(background::scheduleFlush);
         try {
-            synchronized (db.progress) {
-                while (trees.stream().anyMatch(t -> t.immutableCount() > 0) && db.backgroundError() == null
-                        && !db.closed && db.retryingError() == null) {
-                    db.progress.wait(100);
-                }
-            }
+            awaitFlushedInterruptibly(trees, doing);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new StorageIOException("interrupted while " + doing, e);
+        }
+    }
+
+    /** Like {@link #awaitFlushed}, but an interrupt is left to the caller, who may have something to undo. */
+    private void awaitFlushedInterruptibly(List<Tree> trees, String doing) throws InterruptedException {
+        trees.forEach(background::scheduleFlush);
+        synchronized (db.progress) {
+            while (trees.stream().anyMatch(t -> t.immutableCount() > 0) && db.backgroundError() == null
+                    && !db.closed && db.retryingError() == null) {
+                db.progress.wait(100);
+            }
         }
         db.checkWritable();
         if (trees.stream().anyMatch(t -> t.immutableCount() > 0)) {

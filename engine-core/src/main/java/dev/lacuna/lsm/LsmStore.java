@@ -214,6 +214,10 @@ public final class LsmStore implements AutoCloseable {
      * Drops keyspaces {@code ids} as {@link #dropKeyspace} does, and forgets the log checkpoints
      * {@code checkpoints}, in one manifest edit: a crash leaves all of it done or none of it (a table and
      * its indexes go together).
+     *
+     * @throws StorageIOException if the calling thread is interrupted while the drop waits for the keyspaces'
+     *                            flushes or compactions: nothing is dropped then (the keyspaces are as they
+     *                            were), and the thread's interrupt flag is set
      */
     public void dropKeyspaces(List<Integer> ids, List<String> checkpoints) {
         keyspaces.drop(ids, checkpoints);
@@ -432,10 +436,12 @@ public final class LsmStore implements AutoCloseable {
             db.commitLock.unlock();
         }
         // With nothing to write, the segment being written holds only writes flushed before: sealed, the trim
-        // that ends a flush job deletes it. Only then: sealing forces the segment, and a flush with memtables to
-        // write must not wait behind a log fsync (SnapshotFlushRaceTest holds one); its segment is sealed and
-        // trimmed by a later flush or roll.
-        if (!switched) {
+        // that ends a flush job deletes it. Only then: sealing forces the segment, and waits (under the log's
+        // write lock, so every append waits too) for a group commit's fsync in flight; a flush with memtables to
+        // write - frozen ones still waiting for their flush count, whose jobs wait for such an fsync - must not
+        // (SnapshotFlushRaceTest, FlushBehindHeldLogFsyncTest hold one); its segment is sealed and trimmed by a
+        // later flush or roll.
+        if (!switched && !anyImmutable()) {
             try {
                 db.wal.rollIfNotEmpty();
             } catch (StorageIOException e) {

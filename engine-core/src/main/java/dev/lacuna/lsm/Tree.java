@@ -19,7 +19,7 @@ final class Tree {
      * file the view names is deleted while someone reads it ({@link Version}). A count of zero is final: a
      * reader that finds it so takes the newer view instead.
      */
-    static final class View implements AutoCloseable {
+    private static final class Shared {
         private final int tree;
         private final Memtable mem;
         private final List<Memtable> immutables;
@@ -27,32 +27,12 @@ final class Tree {
         private final AtomicInteger refs = new AtomicInteger(1); // the tree's, while current
 
         /** Takes a reference to {@code version} of its own. */
-        private View(int tree, Memtable mem, List<Memtable> immutables, Version version) {
+        private Shared(int tree, Memtable mem, List<Memtable> immutables, Version version) {
             this.tree = tree;
             this.mem = mem;
             this.immutables = immutables;
             this.version = version;
             version.ref();
-        }
-
-        /** The tree's id. */
-        int tree() {
-            return tree;
-        }
-
-        /** The active memtable of the moment (it may receive newer writes; readers filter by sequence). */
-        Memtable mem() {
-            return mem;
-        }
-
-        /** Frozen memtables, newest first. */
-        List<Memtable> immutables() {
-            return immutables;
-        }
-
-        /** The tree's SSTables, referenced as long as the view is. */
-        Version version() {
-            return version;
         }
 
         /** Takes a reference unless the view was released for good; returns whether it did. */
@@ -73,14 +53,59 @@ final class Tree {
             if (left == 0) {
                 version.unref();
             } else if (left < 0) {
-                throw new IllegalStateException("view of tree " + tree + " released twice");
+                throw new IllegalStateException("view of tree " + tree + " released more often than referenced");
             }
         }
+    }
 
-        /** Ends this use of the view (once per {@link Tree#acquire}). */
+    /**
+     * One reader's use of a view, from {@link Tree#acquire} to {@link #close}. Each acquire gets its own, so
+     * that a second close is refused (it would drop another reader's or the tree's reference: the view's
+     * version could be released while it is still current, and every later acquire would spin on its count
+     * of zero). Its close may come from any thread (a cursor reaper's, say).
+     */
+    static final class View implements AutoCloseable {
+        private final Shared shared;
+        private boolean closed; // guarded by this view's monitor
+
+        private View(Shared shared) {
+            this.shared = shared;
+        }
+
+        /** The tree's id. */
+        int tree() {
+            return shared.tree;
+        }
+
+        /** The active memtable of the moment (it may receive newer writes; readers filter by sequence). */
+        Memtable mem() {
+            return shared.mem;
+        }
+
+        /** Frozen memtables, newest first. */
+        List<Memtable> immutables() {
+            return shared.immutables;
+        }
+
+        /** The tree's SSTables, referenced as long as the view is. */
+        Version version() {
+            return shared.version;
+        }
+
+        /**
+         * Ends this use of the view (once per {@link Tree#acquire}).
+         *
+         * @throws IllegalStateException if it was closed already; nothing is released then
+         */
         @Override
         public void close() {
-            unref();
+            synchronized (this) {
+                if (closed) {
+                    throw new IllegalStateException("view of tree " + shared.tree + " released twice");
+                }
+                closed = true;
+            }
+            shared.unref();
         }
     }
 
@@ -92,7 +117,7 @@ final class Tree {
     /** The current version of the tree's tables, referenced; set by {@link #installVersion}. */
     private Version version;
     /** The view readers take; replaced (under the monitor) by every change of the three fields above. */
-    private volatile View current;
+    private volatile Shared current;
     private boolean flushRunning;
     private boolean compactionRunning;
     private boolean flushSlot;      // a flush job is queued or running
@@ -121,9 +146,9 @@ final class Tree {
      */
     View acquire() {
         while (true) {
-            View v = current;
+            Shared v = current;
             if (v.tryRef()) {
-                return v;
+                return new View(v);
             }
         }
     }
@@ -137,7 +162,7 @@ final class Tree {
      * hidden by one made visible after the sequence was read.
      */
     boolean isCurrent(View view) {
-        return current == view;
+        return current == view.shared;
     }
 
     /**
@@ -147,7 +172,7 @@ final class Tree {
      */
     private void installVersion(Version next) {
         Version previous;
-        View old;
+        Shared old;
         synchronized (this) {
             next.ref();
             previous = version;
@@ -166,13 +191,13 @@ final class Tree {
      * version, which takes the version set's monitor, and the version set calls {@link #installVersion}
      * holding it, so this monitor is never held while that one is taken.
      */
-    private View publish() {
-        View old = current;
-        current = new View(id, mem, immutables, version);
+    private Shared publish() {
+        Shared old = current;
+        current = new Shared(id, mem, immutables, version);
         return old;
     }
 
-    private static void release(View old) {
+    private static void release(Shared old) {
         if (old != null) {
             old.unref();
         }
@@ -185,7 +210,7 @@ final class Tree {
 
     /** Freezes the active memtable (if it holds anything) and starts a new one. Called under the commit lock. */
     boolean switchMemtable() {
-        View old;
+        Shared old;
         synchronized (this) {
             if (mem.isEmpty()) {
                 return false;
@@ -286,7 +311,7 @@ final class Tree {
      * the version holding that table was installed first, so no view lacks both).
      */
     void endFlush(Memtable flushed, boolean succeeded) {
-        View old = null;
+        Shared old = null;
         synchronized (this) {
             flushRunning = false;
             if (succeeded) {

@@ -331,6 +331,14 @@ final class Memtable {
         };
     }
 
+    /**
+     * Entries held: those added less those purged, without walking the skip list as {@link #size} does. Under
+     * the commit lock.
+     */
+    long liveEntries() {
+        return added - 2 * purgedPairs;
+    }
+
     /** Dead pairs removed so far. */
     long purgedPairs() {
         return purgedPairs;

@@ -222,7 +222,7 @@ final class Tree {
             if (mem.isEmpty()) {
                 return -1;
             }
-            Memtable next = mem.maxSequence() > keepAbove && mem.size() <= maxScan ? mem.carryNewerThan(keepAbove)
+            Memtable next = mem.maxSequence() > keepAbove && mem.liveEntries() <= maxScan ? mem.carryNewerThan(keepAbove)
                     : new Memtable();
             carried = next.bytes();
             mem.freeze();

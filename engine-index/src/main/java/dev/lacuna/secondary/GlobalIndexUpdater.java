@@ -65,6 +65,8 @@ final class GlobalIndexUpdater implements IndexMaintainer {
     private final EventType applyEvents;
     private final Object progress = new Object();
     private volatile long applied;
+    /** See {@link #consistentFrom()}: the log's end at the open, if the checkpoint was below it. */
+    private volatile long consistentFrom;
     /** When the updater last had applied everything logged (epoch ms by the context's clock). */
     private volatile long caughtUpAt;
     /** The write time of the record read and not yet applied, or 0 if none is (or it has none). */
@@ -113,6 +115,10 @@ final class GlobalIndexUpdater implements IndexMaintainer {
         }
         if (backfillFrom != null) {
             status = IndexStatus.CREATING;
+        } else if (context.checkpointLsn() < context.lastLsn()) {
+            // The log after the checkpoint may rewrite entries the checkpoint kept in memory and a crash lost:
+            // reads wait until it is applied again (an open after a clean close has nothing to wait for).
+            consistentFrom = context.lastLsn();
         }
         thread = new Thread(() -> run(backfillFrom), "lacuna-index-" + context.table().name() + "-" + context.index().name());
         thread.setDaemon(true); // close() stops it; a forgotten database must not keep the JVM alive
@@ -403,6 +409,11 @@ final class GlobalIndexUpdater implements IndexMaintainer {
     @Override
     public Throwable failure() {
         return error;
+    }
+
+    @Override
+    public long consistentFrom() {
+        return consistentFrom;
     }
 
     @Override

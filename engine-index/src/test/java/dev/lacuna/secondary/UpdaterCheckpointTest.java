@@ -54,6 +54,26 @@ class UpdaterCheckpointTest {
         assertThat(log.checkpoints.get(log.checkpoints.size() - 1)[0]).isEqualTo(RECORDS); // closing: all of it
     }
 
+    /**
+     * An index opened with its checkpoint below the log's end may have lost, in a crash, the entries its routine
+     * checkpoint kept in memory: it is consistent only once it has applied the log up to the end it found, and says
+     * so (queries wait for that); once there, nothing more to wait for.
+     */
+    @Test
+    void shouldBeConsistentOnlyOnceTheLogHeldAtTheOpenIsAppliedAgain() throws InterruptedException {
+        EmptyLog log = new EmptyLog();
+        GlobalIndexUpdater updater = new GlobalIndexUpdater(log, new IndexEntries(log));
+        log.applied = updater::appliedLsn;
+        assertThat(updater.consistentFrom()).isZero();
+        updater.start(null);
+        try {
+            assertThat(updater.consistentFrom()).as("the log's end at the open").isEqualTo(RECORDS);
+            assertThat(updater.awaitApplied(updater.consistentFrom(), WAIT)).isTrue();
+        } finally {
+            updater.close();
+        }
+    }
+
     /** A log of {@link #RECORDS} records that change nothing the index holds. */
     private static final class EmptyLog implements IndexContext {
         private static final TableSpec TABLE = TableSpec.builder("Tickets").partitionKey("pk", AttributeValue.Type.S)

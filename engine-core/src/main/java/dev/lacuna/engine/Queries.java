@@ -197,7 +197,30 @@ final class Queries {
             throw new LacunaException("index " + name + " of table " + table.name() + " is " + status
                     + (failure == null ? "" : ": " + failure.getMessage()), failure);
         }
+        awaitConsistent(index);
         return new Target(table, index, index.keyspace(), spec.partitionKey(), spec.sortKey());
+    }
+
+    /**
+     * After a crash an index's entries are a state the table had only once the log after its checkpoint is
+     * applied again ({@link dev.lacuna.index.IndexMaintainer#consistentFrom}): an eventually consistent read may
+     * see an older state, never one with an entry missing that was there all along. A short wait, once per open.
+     */
+    private static void awaitConsistent(LiveIndex index) {
+        long from = index.maintainer().consistentFrom();
+        if (from <= 0 || index.maintainer().appliedLsn() >= from) {
+            return;
+        }
+        try {
+            if (!index.maintainer().awaitApplied(from, java.time.Duration.ofNanos(Long.MAX_VALUE))) {
+                throw new LacunaException("index " + index.spec().name() + " stopped before it had applied the log"
+                        + " it held at the open (LSN " + from + ")");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new LacunaException("interrupted while index " + index.spec().name() + " applied the log it held"
+                    + " at the open (LSN " + from + ")", e);
+        }
     }
 
     /** The keyspace a query reads and how its keys are made. */

@@ -104,8 +104,9 @@ final class TableIndexContext implements IndexContext {
     public void checkpoint(long lsn) {
         // The log first: records written without SYNC may not be durable yet, and a checkpoint past the
         // log's recovered end could not be resumed from. Then the entries, then the checkpoint itself.
+        // The entries of keys written after lsn may stay in memory: the log from the checkpoint writes them again.
         kv.awaitDurable(lsn, Durability.SYNC);
-        kv.flushKeyspace(keyspace);
+        kv.flushKeyspace(keyspace, lsn);
         kv.setLogCheckpoint(LiveIndex.checkpointName(keyspace), lsn);
     }
 

@@ -29,7 +29,8 @@ public interface IndexContext {
     long lastLsn();
 
     /**
-     * The LSN of the index's durable checkpoint: every change up to it is in the index's files. Never past
+     * The LSN of the index's durable checkpoint: every entry whose last change is at or below it is in the
+     * index's files (those changed again after it are written again by the log's records after it). Never past
      * the recovered log's end.
      */
     long checkpointLsn();
@@ -54,8 +55,12 @@ public interface IndexContext {
     void apply(WriteBatch batch, long lsn);
 
     /**
-     * Makes everything applied up to {@code lsn} durable — the log up to there and the index's entries — and
-     * then moves the checkpoint there, so a restart resumes after it.
+     * Makes everything applied up to {@code lsn} durable — the log up to there and the index's entries whose
+     * last change is at or below it — and then moves the checkpoint there, so a restart resumes after it.
+     * Entries changed after {@code lsn} may stay in memory (their records after the checkpoint write them
+     * again after a restart): a checkpoint a little behind the last record applied keeps a queue's entries
+     * created since, most about to be deleted, out of the files. {@code lsn} must be an LSN the maintainer
+     * applied a batch at.
      */
     void checkpoint(long lsn);
 

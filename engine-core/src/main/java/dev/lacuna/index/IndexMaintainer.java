@@ -30,6 +30,16 @@ public interface IndexMaintainer extends AutoCloseable {
     /** The highest LSN whose writes are applied to the index (for a synchronous index: every one). */
     long appliedLsn();
 
+    /**
+     * The LSN the index must have applied before its entries are a state the table had (0: they always are). An
+     * index whose routine checkpoint kept the entries changed after it in memory ({@link IndexContext#checkpoint})
+     * lost them in a crash: until the log after the checkpoint is applied again, up to the log's end at the open,
+     * an entry open at the checkpoint may be missing. Queries wait for it ({@code Queries}).
+     */
+    default long consistentFrom() {
+        return 0;
+    }
+
     /** The last LSN of the log as the maintainer knows it (for lag: this minus {@link #appliedLsn}). */
     default long lastSeenLsn() {
         return appliedLsn();

@@ -257,7 +257,7 @@ final class Background {
         long droppedDeletions;
         SstableOutputs out = new SstableOutputs(db.vfs, db.dir, db.options.table(), db.versions::newFileNumber,
                 Long.MAX_VALUE, db.options.clock().millis());
-        try (InternalIterator it = imm.iterator()) {
+        try (InternalIterator it = imm.flushIterator()) { // less the keys carried into the next memtable
             it.seekToFirst();
             CompactionStream stream = new CompactionStream(it, db.snapshots.toArray(), ik -> db.mayExistIn(base, ik));
             while (stream.next()) {
@@ -273,7 +273,7 @@ final class Background {
             base.unref();
         }
         long trimTo = logNeededAfterFlushing(imm);
-        VersionEdit edit = new VersionEdit().flushedLsn(tree.id, imm.maxSequence()).walStartLsn(trimTo + 1);
+        VersionEdit edit = new VersionEdit().flushedLsn(tree.id, imm.flushedUpTo()).walStartLsn(trimTo + 1);
         for (FileMeta f : files) {
             edit.addFile(tree.id, 0, f);
         }

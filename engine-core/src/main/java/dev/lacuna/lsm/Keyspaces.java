@@ -195,8 +195,19 @@ final class Keyspaces {
                 + "; nothing was dropped, they are as they were", e);
     }
 
-    /** See {@link LsmStore#flushKeyspace}. */
+    /** See {@link LsmStore#flushKeyspace(int)}. */
     void flush(int id) {
+        flush(id, Long.MAX_VALUE);
+    }
+
+    /**
+     * Walking a memtable to carry its recent keys into the next one happens under the commit lock: past this
+     * many entries it is flushed whole instead (a memtable this large is not a queue's few open entries).
+     */
+    static final int MAX_CARRY_SCAN = 1 << 16;
+
+    /** See {@link LsmStore#flushKeyspace(int, long)}. */
+    void flush(int id, long keepAbove) {
         db.checkWritable();
         List<Tree> trees = new ArrayList<>();
         db.commitLock.lock();
@@ -206,7 +217,14 @@ final class Keyspaces {
                 throw new IllegalArgumentException("no keyspace " + id);
             }
             for (int t = route.firstTree(); t < route.firstTree() + route.partitions(); t++) {
-                db.trees[t].switchMemtable();
+                if (keepAbove == Long.MAX_VALUE) {
+                    db.trees[t].switchMemtable();
+                } else {
+                    long carried = db.trees[t].switchMemtableKeeping(keepAbove, MAX_CARRY_SCAN);
+                    if (carried > 0) {
+                        db.memoryUsed.addAndGet(carried); // the frozen one gives its own back once flushed
+                    }
+                }
                 trees.add(db.trees[t]);
             }
         } finally {

@@ -342,6 +342,20 @@ public final class LsmStore implements AutoCloseable {
         keyspaces.flush(id);
     }
 
+    /**
+     * Like {@link #flushKeyspace(int)} for a keyspace derived from the log ({@link #applyUnlogged}), whose
+     * consumer is about to checkpoint at {@code keepAbove}: afterwards every key whose newest write is at or
+     * below {@code keepAbove} is in the keyspace's files, while the keys written after it may stay in memory
+     * (all their versions), since reading the log again from the checkpoint writes them again. A queue's
+     * entries created since (most about to be deleted) then never reach a file, where each deletion would
+     * leave a tombstone over a put for every scan to step over until a compaction meets the two. The caller
+     * must be the keyspace's only writer, and {@code keepAbove} an LSN it applied a batch at (not one inside a
+     * batch).
+     */
+    public void flushKeyspace(int id, long keepAbove) {
+        keyspaces.flush(id, keepAbove);
+    }
+
     /** The keyspaces made with {@link #createKeyspace} and not dropped, by id. */
     public List<Keyspace> keyspaces() {
         return keyspaces.list();

@@ -49,6 +49,20 @@ final class Memtable {
     private final AtomicInteger reverseScans = new AtomicInteger();
     private volatile boolean purging;
     private long purgedPairs;
+    /**
+     * Set on a memtable frozen by {@link #carryNewerThan}: the keys whose newest version here is above it were
+     * copied whole into the next memtable, and its flush leaves them out. -1: none.
+     */
+    private volatile long carryAbove = -1;
+    /**
+     * The frozen memtable this one took keys from ({@link #carryNewerThan}) while it is still read: until it
+     * leaves the tree no pair is purged here, or a reader would find the carried put in it alone.
+     */
+    private volatile Memtable carriedFrom;
+    /** Set once this frozen memtable's flush is installed and it left its tree's view. */
+    private volatile boolean flushedOut;
+    /** Tree views ({@link Tree.View}) holding this memtable that are not released yet. */
+    private final AtomicInteger views = new AtomicInteger();
 
     /**
      * Adds an entry and returns its internal key. The caller serialises adds (the commit lock) and never
@@ -144,6 +158,13 @@ final class Memtable {
         if (purgeable.isEmpty() || purgeable.peek().deleteSequence() > safeSequence) {
             return;
         }
+        Memtable from = carriedFrom;
+        if (from != null) {
+            if (!from.flushedOut || from.views.get() > 0) {
+                return; // it still holds the carried puts, and a reader may see it: see carriedFrom
+            }
+            carriedFrom = null;
+        }
         purging = true;
         try {
             if (reverseScans.get() > 0) {
@@ -166,6 +187,156 @@ final class Memtable {
         } finally {
             purging = false;
         }
+    }
+
+    /**
+     * Copies into a new memtable every key whose newest version here is above {@code keepAbove}, all its
+     * versions and the dead pairs among them, and marks this memtable so that its flush
+     * ({@link #flushIterator}) leaves those keys out: a derived keyspace's checkpoint at {@code keepAbove} then
+     * writes only the keys its log records up to there settle, and a queue's entries opened (and about to be
+     * closed) since stay in memory, where their deletions annihilate them, instead of reaching a file where
+     * each would leave a tombstone over a put. Called under the commit lock, just before this memtable is
+     * frozen; walks it whole.
+     */
+    Memtable carryNewerThan(long keepAbove) {
+        Memtable young = new Memtable();
+        java.util.List<byte[]> keys = new java.util.ArrayList<>();
+        java.util.List<byte[]> values = new java.util.ArrayList<>();
+        boolean carrying = false;
+        byte[] user = null;
+        for (Map.Entry<byte[], byte[]> e : entries.entrySet()) {
+            byte[] ik = e.getKey();
+            if (user == null || InternalKey.compareUserKey(ik, user) != 0) {
+                user = InternalKey.userKey(ik);
+                carrying = InternalKey.sequence(ik) > keepAbove; // the newest version comes first
+            }
+            if (carrying) {
+                keys.add(ik);
+                values.add(e.getValue());
+            }
+        }
+        if (!keys.isEmpty()) {
+            young.addSorted(keys.toArray(new byte[0][]), values.toArray(new byte[0][]), keys.size());
+            for (DeadPair pair : purgeable) {
+                if (young.entries.containsKey(pair.put())) {
+                    young.purgeable.add(pair);
+                }
+            }
+            young.carriedFrom = this;
+        }
+        carryAbove = keepAbove;
+        return young;
+    }
+
+    /** Whether {@code internalKey}, this memtable's newest version of its key, was carried into the next one. */
+    boolean carried(byte[] internalKey) {
+        long above = carryAbove;
+        return above >= 0 && InternalKey.sequence(internalKey) > above;
+    }
+
+    void viewOpened() {
+        views.incrementAndGet();
+    }
+
+    void viewClosed() {
+        views.decrementAndGet();
+    }
+
+    /** Marks this frozen memtable as flushed and gone from its tree's view. */
+    void flushedOut() {
+        flushedOut = true;
+    }
+
+    /** The LSN a flush of this memtable writes everything up to (for the manifest's record of it). */
+    long flushedUpTo() {
+        long above = carryAbove;
+        return above >= 0 ? Math.min(above, maxSequence) : maxSequence;
+    }
+
+    /**
+     * What a flush writes: every entry, less the keys {@link #carryNewerThan} copied into the next memtable.
+     * Forward only (seekToFirst and next).
+     */
+    InternalIterator flushIterator() {
+        long above = carryAbove;
+        InternalIterator all = iterator();
+        if (above < 0) {
+            return all;
+        }
+        return new InternalIterator() {
+            @Override
+            public boolean valid() {
+                return all.valid();
+            }
+
+            @Override
+            public void seekToFirst() {
+                all.seekToFirst();
+                skipCarried();
+            }
+
+            @Override
+            public void next() {
+                byte[] user = InternalKey.userKey(all.key());
+                all.next();
+                if (all.valid() && InternalKey.compareUserKey(all.key(), user) != 0) {
+                    skipCarried();
+                }
+            }
+
+            /** At a key's newest version: passes every version of the keys carried from here on. */
+            private void skipCarried() {
+                while (all.valid() && InternalKey.sequence(all.key()) > above) {
+                    byte[] user = InternalKey.userKey(all.key());
+                    do {
+                        all.next();
+                    } while (all.valid() && InternalKey.compareUserKey(all.key(), user) == 0);
+                }
+            }
+
+            @Override
+            public void seekToLast() {
+                throw new UnsupportedOperationException("a flush reads forward");
+            }
+
+            @Override
+            public void seek(byte[] target) {
+                throw new UnsupportedOperationException("a flush reads forward");
+            }
+
+            @Override
+            public void seekForPrev(byte[] target) {
+                throw new UnsupportedOperationException("a flush reads forward");
+            }
+
+            @Override
+            public void prev() {
+                throw new UnsupportedOperationException("a flush reads forward");
+            }
+
+            @Override
+            public byte[] key() {
+                return all.key();
+            }
+
+            @Override
+            public byte[] value() {
+                return all.value();
+            }
+
+            @Override
+            public void close() {
+                all.close();
+            }
+        };
+    }
+
+    /**
+     * Entries held: those added less those purged, without walking the skip list as {@link #size} does. Under
+     * the commit lock.
+     */
+    long liveEntries() {
+        return added - 2 * purgedPairs;
     }
 
     /** Dead pairs removed so far. */

@@ -33,6 +33,8 @@ final class Tree {
             this.immutables = immutables;
             this.version = version;
             version.ref();
+            mem.viewOpened();
+            immutables.forEach(Memtable::viewOpened);
         }
 
         /** Takes a reference unless the view was released for good; returns whether it did. */
@@ -51,6 +53,8 @@ final class Tree {
         private void unref() {
             int left = refs.decrementAndGet();
             if (left == 0) {
+                mem.viewClosed();
+                immutables.forEach(Memtable::viewClosed);
                 version.unref();
             } else if (left < 0) {
                 throw new IllegalStateException("view of tree " + tree + " released more often than referenced");
@@ -227,6 +231,37 @@ final class Tree {
         return true;
     }
 
+    /**
+     * Like {@link #switchMemtable}, but the keys whose newest version is above {@code keepAbove} go on in the
+     * new active memtable (copied whole, see {@link Memtable#carryNewerThan}) instead of to the flush: for a
+     * keyspace derived from the log, whose consumer's checkpoint at {@code keepAbove} needs only the others in
+     * files. A memtable of more than {@code maxScan} entries is frozen whole instead (the copy walks it under
+     * the commit lock). Called under the commit lock.
+     *
+     * @return the bytes the new memtable starts with (0 if nothing was carried), or -1 if nothing was frozen
+     */
+    long switchMemtableKeeping(long keepAbove, int maxScan) {
+        Shared old;
+        long carried;
+        synchronized (this) {
+            if (mem.isEmpty()) {
+                return -1;
+            }
+            Memtable next = mem.maxSequence() > keepAbove && mem.liveEntries() <= maxScan ? mem.carryNewerThan(keepAbove)
+                    : new Memtable();
+            carried = next.bytes();
+            mem.freeze();
+            List<Memtable> frozen = new ArrayList<>(immutables.size() + 1);
+            frozen.add(mem);
+            frozen.addAll(immutables);
+            immutables = List.copyOf(frozen);
+            mem = next;
+            old = publish();
+        }
+        release(old);
+        return carried;
+    }
+
     /** Puts deleted again in the active memtable. */
     synchronized int activeDeadPairs() {
         return mem.deadPairs();
@@ -319,6 +354,7 @@ final class Tree {
                 next.remove(flushed);
                 immutables = List.copyOf(next);
                 old = publish();
+                flushed.flushedOut(); // after the publish: no new reader finds it any more
             }
         }
         release(old);

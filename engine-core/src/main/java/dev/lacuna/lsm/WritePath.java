@@ -262,7 +262,9 @@ final class WritePath {
     private boolean existsOutsideMemtable(Tree tree, byte[] userKey) {
         try (Tree.View view = tree.acquire()) {
             for (Memtable m : view.immutables()) {
-                if (m.get(userKey, InternalKey.MAX_SEQUENCE) != null) {
+                byte[][] newest = m.get(userKey, InternalKey.MAX_SEQUENCE);
+                // A key carried out of a frozen memtable has its whole history of it in the active one too.
+                if (newest != null && !m.carried(newest[0])) {
                     return true;
                 }
             }

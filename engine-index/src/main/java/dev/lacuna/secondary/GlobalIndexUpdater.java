@@ -27,7 +27,12 @@ import jdk.jfr.EventType;
  *
  * <p>The checkpoint moves every {@value #CHECKPOINT_RECORDS} records (or after a quiet spell): the index
  * keyspace is flushed first, then the checkpoint recorded in the manifest, so it never claims more than
- * the index's files hold; the log keeps every record above it.
+ * the index's files hold; the log keeps every record above it. A routine checkpoint stays
+ * {@value #YOUNG_LSNS} to twice that many LSNs behind the last record applied, and the entries written since
+ * stay in memory ({@link IndexContext#checkpoint}): under churn (a queue's entries created and deleted within
+ * moments) a checkpoint at the last record would push the entries open at that moment into a file, and each
+ * deletion of one would then leave a tombstone over a put that every read of the queue steps over until a
+ * compaction meets the two; kept in memory, the deletion annihilates the put.
  *
  * <p>A transient error (an I/O error: a full disk) while reading the log, applying entries or checkpointing
  * is retried with a bounded backoff ({@link RetryPolicy#defaults()}), reading the log again from the last
@@ -39,6 +44,8 @@ import jdk.jfr.EventType;
 final class GlobalIndexUpdater implements IndexMaintainer {
     /** Log records between two checkpoints (bounds how much log a restart reads again). */
     static final long CHECKPOINT_RECORDS = 50_000;
+    /** How far (in LSNs, at least) a routine checkpoint stays behind the last record applied; see the class. */
+    static final long YOUNG_LSNS = 4096;
     /** Items per unlogged batch while backfilling. */
     private static final int BACKFILL_BATCH = 512;
     /** Log records applied as one batch at most (see {@link #applyBatch}). */
@@ -58,6 +65,8 @@ final class GlobalIndexUpdater implements IndexMaintainer {
     private final EventType applyEvents;
     private final Object progress = new Object();
     private volatile long applied;
+    /** See {@link #consistentFrom()}: the log's end at the open, if the checkpoint was below it. */
+    private volatile long consistentFrom;
     /** When the updater last had applied everything logged (epoch ms by the context's clock). */
     private volatile long caughtUpAt;
     /** The write time of the record read and not yet applied, or 0 if none is (or it has none). */
@@ -70,6 +79,10 @@ final class GlobalIndexUpdater implements IndexMaintainer {
     private volatile long backfillTotal;
     private volatile boolean stopping;
     private long checkpointed;
+    /** The LSN of a batch applied (updater thread only): the newest of two marks at least {@link #YOUNG_LSNS} apart. */
+    private long mark;
+    /** The mark before {@link #mark}: where a routine checkpoint goes. */
+    private long markBefore;
     private Thread thread;
     /** Guards {@link #polling}, so that {@link #close()} interrupts the thread only while it waits for the log. */
     private final Object pollLock = new Object();
@@ -102,6 +115,10 @@ final class GlobalIndexUpdater implements IndexMaintainer {
         }
         if (backfillFrom != null) {
             status = IndexStatus.CREATING;
+        } else if (context.checkpointLsn() < context.lastLsn()) {
+            // The log after the checkpoint may rewrite entries the checkpoint kept in memory and a crash lost:
+            // reads wait until it is applied again (an open after a clean close has nothing to wait for).
+            consistentFrom = context.lastLsn();
         }
         thread = new Thread(() -> run(backfillFrom), "lacuna-index-" + context.table().name() + "-" + context.index().name());
         thread.setDaemon(true); // close() stops it; a forgotten database must not keep the JVM alive
@@ -125,6 +142,8 @@ final class GlobalIndexUpdater implements IndexMaintainer {
                 from = context.checkpointLsn();
             }
             checkpointed = from;
+            mark = from;
+            markBefore = from;
             advance(from);
             // After a transient error the log is read again from the last record applied whole: applying a
             // record twice gives the same entries at the same sequence numbers.
@@ -236,18 +255,18 @@ final class GlobalIndexUpdater implements IndexMaintainer {
                         caughtUpAt = context.clock().millis();
                     }
                     if (applied > checkpointed && System.nanoTime() - quietSince > 2_000_000_000L) {
-                        checkpoint();
+                        checkpoint(applied); // quiet: nothing is being created and deleted
                     }
                     continue;
                 }
                 quietSince = System.nanoTime();
                 applyBatch(log, record, record.lsn() > mayBeAppliedUpTo);
                 if (applied - checkpointed >= CHECKPOINT_RECORDS) {
-                    checkpoint();
+                    checkpoint(markBefore > checkpointed ? markBefore : applied);
                 }
             }
             if (applied > checkpointed) {
-                checkpoint(); // closing: a reopen then resumes from here instead of reading the log again
+                checkpoint(applied); // closing: a reopen then resumes from here instead of reading the log again
             }
         }
     }
@@ -283,6 +302,10 @@ final class GlobalIndexUpdater implements IndexMaintainer {
         apply(batch, last.lsn());
         appliedWrittenAt = last.writeTimeMillis();
         advance(last.lsn());
+        if (applied - mark >= YOUNG_LSNS) {
+            markBefore = mark;
+            mark = applied;
+        }
         inHandWrittenAt = 0;
         if (event != null) { // tested first: the fill below would otherwise be allocated for every batch
             int recordCount = records;
@@ -351,9 +374,11 @@ final class GlobalIndexUpdater implements IndexMaintainer {
         }
     }
 
-    /** Makes everything applied so far durable and moves the checkpoint there ({@link IndexContext#checkpoint}). */
-    private void checkpoint() {
-        long at = applied;
+    /**
+     * Makes everything applied up to {@code at} (an LSN a batch was applied at) durable and moves the checkpoint
+     * there ({@link IndexContext#checkpoint}).
+     */
+    private void checkpoint(long at) {
         context.checkpoint(at);
         checkpointed = at;
     }
@@ -384,6 +409,11 @@ final class GlobalIndexUpdater implements IndexMaintainer {
     @Override
     public Throwable failure() {
         return error;
+    }
+
+    @Override
+    public long consistentFrom() {
+        return consistentFrom;
     }
 
     @Override

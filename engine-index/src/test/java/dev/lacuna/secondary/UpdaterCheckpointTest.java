@@ -1,0 +1,154 @@
+package dev.lacuna.secondary;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.lacuna.AttributeValue;
+import dev.lacuna.IndexSpec;
+import dev.lacuna.Item;
+import dev.lacuna.Key;
+import dev.lacuna.KeyAttribute;
+import dev.lacuna.TableSpec;
+import dev.lacuna.index.ChangeLog;
+import dev.lacuna.index.ChangeRecord;
+import dev.lacuna.index.IndexContext;
+import dev.lacuna.index.IndexEntry;
+import dev.lacuna.kv.KvSnapshot;
+import dev.lacuna.kv.WriteBatch;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
+import java.util.function.LongSupplier;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Where the GSI updater puts its checkpoint: a routine one stays behind the last record applied, at an LSN it
+ * applied a batch at, so that the entries written since stay in memory (a queue's entries, opened and closed
+ * within moments, then never reach a file); closing checkpoints everything.
+ */
+class UpdaterCheckpointTest {
+    private static final Duration WAIT = Duration.ofSeconds(60);
+    /** Enough records for a routine checkpoint and some. */
+    private static final long RECORDS = GlobalIndexUpdater.CHECKPOINT_RECORDS + 3 * GlobalIndexUpdater.YOUNG_LSNS;
+
+    @Test
+    void shouldKeepARoutineCheckpointBehindTheLastRecordAppliedAtABatchBoundary() throws InterruptedException {
+        EmptyLog log = new EmptyLog();
+        GlobalIndexUpdater updater = new GlobalIndexUpdater(log, new IndexEntries(log));
+        log.applied = updater::appliedLsn;
+        updater.start(null);
+        try {
+            assertThat(updater.awaitApplied(RECORDS, WAIT)).isTrue();
+        } finally {
+            updater.close();
+        }
+        assertThat(log.checkpoints).hasSizeGreaterThanOrEqualTo(2);
+        long[] routine = log.checkpoints.get(0);
+        long at = routine[0];
+        long applied = routine[1];
+        // Every record is in the log from the start, so batches are whole: a batch boundary is a multiple of it.
+        assertThat(at % GlobalIndexUpdater.BATCH_RECORDS).isZero();
+        assertThat(applied - at).isBetween(GlobalIndexUpdater.YOUNG_LSNS, 2 * GlobalIndexUpdater.YOUNG_LSNS
+                + GlobalIndexUpdater.BATCH_RECORDS);
+        assertThat(log.checkpoints.get(log.checkpoints.size() - 1)[0]).isEqualTo(RECORDS); // closing: all of it
+    }
+
+    /**
+     * An index opened with its checkpoint below the log's end may have lost, in a crash, the entries its routine
+     * checkpoint kept in memory: it is consistent only once it has applied the log up to the end it found, and says
+     * so (queries wait for that); once there, nothing more to wait for.
+     */
+    @Test
+    void shouldBeConsistentOnlyOnceTheLogHeldAtTheOpenIsAppliedAgain() throws InterruptedException {
+        EmptyLog log = new EmptyLog();
+        GlobalIndexUpdater updater = new GlobalIndexUpdater(log, new IndexEntries(log));
+        log.applied = updater::appliedLsn;
+        assertThat(updater.consistentFrom()).isZero();
+        updater.start(null);
+        try {
+            assertThat(updater.consistentFrom()).as("the log's end at the open").isEqualTo(RECORDS);
+            assertThat(updater.awaitApplied(updater.consistentFrom(), WAIT)).isTrue();
+        } finally {
+            updater.close();
+        }
+    }
+
+    /** A log of {@link #RECORDS} records that change nothing the index holds. */
+    private static final class EmptyLog implements IndexContext {
+        private static final TableSpec TABLE = TableSpec.builder("Tickets").partitionKey("pk", AttributeValue.Type.S)
+                .index(IndexSpec.global("GSI1", KeyAttribute.s("GSI1PK"), null)).build();
+        /** Each checkpoint: its LSN, and the LSN applied when it was taken. */
+        final List<long[]> checkpoints = new CopyOnWriteArrayList<>();
+        /** The updater's applied LSN, read on its own thread (it takes its checkpoints there). */
+        volatile LongSupplier applied = () -> -1;
+
+        @Override
+        public TableSpec table() {
+            return TABLE;
+        }
+
+        @Override
+        public IndexSpec index() {
+            return TABLE.index("GSI1");
+        }
+
+        @Override
+        public Clock clock() {
+            return Clock.systemUTC();
+        }
+
+        @Override
+        public long lastLsn() {
+            return RECORDS;
+        }
+
+        @Override
+        public long checkpointLsn() {
+            return 0;
+        }
+
+        @Override
+        public ChangeLog readChanges(long afterLsn) {
+            return new ChangeLog() {
+                private long next = afterLsn + 1;
+
+                @Override
+                public ChangeRecord next(Duration timeout) {
+                    return next <= RECORDS ? new ChangeRecord(next++, List.of(), 1) : null;
+                }
+
+                @Override
+                public void close() {
+                }
+            };
+        }
+
+        @Override
+        public IndexEntry entry(AttributeValue pk, AttributeValue sk, Key baseKey, Item projected) {
+            throw new UnsupportedOperationException("no item reaches the index");
+        }
+
+        @Override
+        public void apply(WriteBatch batch, long lsn) {
+            throw new UnsupportedOperationException("no record changes the index");
+        }
+
+        @Override
+        public void checkpoint(long lsn) {
+            checkpoints.add(new long[] {lsn, applied.getAsLong()});
+        }
+
+        @Override
+        public void flush() {
+        }
+
+        @Override
+        public void scanTable(KvSnapshot snapshot, Consumer<Item> item) {
+        }
+
+        @Override
+        public void activated() {
+        }
+    }
+}

@@ -15,7 +15,8 @@ module dev.lacuna.core {
     exports dev.lacuna.index;
     // Reading single store files for the lacuna command's 'inspect' (ldb / sst_dump); internal, so to it only.
     exports dev.lacuna.inspect to dev.lacuna.fixtures;
-    // Lz4Benchmark measures the table code directly; internal, so to the benchmarks only.
+    // Lz4Benchmark and BlockCacheBenchmark measure the table code and the block cache directly; internal, so to
+    // the benchmarks only.
     exports dev.lacuna.sstable to dev.lacuna.benchmarks;
     exports dev.lacuna.base to dev.lacuna.benchmarks;
 

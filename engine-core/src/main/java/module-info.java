@@ -15,6 +15,10 @@ module dev.lacuna.core {
     exports dev.lacuna.index;
     // Reading single store files for the lacuna command's 'inspect' (ldb / sst_dump); internal, so to it only.
     exports dev.lacuna.inspect to dev.lacuna.fixtures;
+    // Lz4Benchmark and BlockCacheBenchmark measure the table code and the block cache directly; internal, so to
+    // the benchmarks only.
+    exports dev.lacuna.sstable to dev.lacuna.benchmarks;
+    exports dev.lacuna.base to dev.lacuna.benchmarks;
 
     uses dev.lacuna.index.IndexKind;
 }

@@ -3,6 +3,7 @@ package dev.lacuna.inspect;
 import dev.lacuna.base.InternalIterator;
 import dev.lacuna.base.InternalKey;
 import dev.lacuna.sstable.BlockCache;
+import dev.lacuna.sstable.Lz4;
 import dev.lacuna.sstable.SstableProperties;
 import dev.lacuna.sstable.SstableReader;
 import dev.lacuna.storage.CorruptionException;
@@ -75,7 +76,7 @@ public final class SstableDump implements AutoCloseable {
         try {
             file = new NioVfs().openReadOnly(path);
             long size = file.size();
-            return new SstableDump(SstableReader.open(file, 1, new BlockCache(0)), size);
+            return new SstableDump(SstableReader.open(file, 1, new BlockCache(0), Lz4.fastest()), size);
         } catch (IOException e) {
             WalDump.closeQuietly(file);
             throw new StorageIOException("cannot read " + path + ": " + e.getMessage(), e);

@@ -255,7 +255,7 @@ final class Background {
         List<FileMeta> files;
         long dropped;
         long droppedDeletions;
-        SstableOutputs out = new SstableOutputs(db.vfs, db.dir, db.options.table(), db.versions::newFileNumber,
+        SstableOutputs out = new SstableOutputs(db.vfs, db.dir, db.options.table(), db.tables.lz4(), db.versions::newFileNumber,
                 Long.MAX_VALUE, db.options.clock().millis());
         try (InternalIterator it = imm.flushIterator()) { // less the keys carried into the next memtable
             it.seekToFirst();

@@ -183,7 +183,7 @@ final class Compactor {
         for (FileMeta f : c.nextInputs()) {
             oldestTombstone = Math.min(oldestTombstone, f.oldestTombstoneTime());
         }
-        SstableOutputs out = new SstableOutputs(db.vfs, db.dir, db.options.table(), db.versions::newFileNumber,
+        SstableOutputs out = new SstableOutputs(db.vfs, db.dir, db.options.table(), db.tables.lz4(), db.versions::newFileNumber,
                 db.options.targetFileBytes(), oldestTombstone);
         List<FileMeta> outputs;
         CompactionStream stream;

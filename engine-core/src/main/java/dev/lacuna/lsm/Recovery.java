@@ -2,6 +2,7 @@ package dev.lacuna.lsm;
 
 import dev.lacuna.kv.KvOptions;
 import dev.lacuna.sstable.BlockCache;
+import dev.lacuna.sstable.Lz4;
 import dev.lacuna.storage.CorruptionException;
 import dev.lacuna.storage.IncompatibleStoreException;
 import dev.lacuna.storage.StorageIOException;
@@ -50,6 +51,7 @@ final class Recovery {
             makeDirectory(options.vfs(), dir);
             lock = options.vfs().lock(dir.resolve(LOCK_FILE));
             db = new Db(options, dir, new SstableCache(options.vfs(), dir, new BlockCache(options.blockCacheBytes()),
+                    Lz4.fastest(),
                     options.maxOpenFiles()));
             Db d = db;
             Path walDir = dir.resolve(WAL_DIR);

@@ -4,6 +4,7 @@ import dev.lacuna.base.InternalIterator;
 import dev.lacuna.storage.DatabaseClosedException;
 import dev.lacuna.storage.StorageIOException;
 import dev.lacuna.sstable.BlockCache;
+import dev.lacuna.sstable.Lz4;
 import dev.lacuna.sstable.SstableReader;
 import dev.lacuna.vfs.Vfs;
 import dev.lacuna.vfs.VfsFile;
@@ -44,6 +45,7 @@ final class SstableCache implements AutoCloseable {
     private final Vfs vfs;
     private final Path dir;
     private final BlockCache blockCache;
+    private final Lz4 lz4;
     private final int maxOpen;
     private final ConcurrentHashMap<Long, Handle> readers = new ConcurrentHashMap<>();
     /** Moves on each open; a use stamps its reader with it (least recently used = smallest stamp). */
@@ -92,15 +94,17 @@ final class SstableCache implements AutoCloseable {
     }
 
     /**
+     * @param lz4     the store's LZ4 implementation, for its readers and writers
      * @param maxOpen readers kept open when none is in use (at least 1)
      */
-    SstableCache(Vfs vfs, Path dir, BlockCache blockCache, int maxOpen) {
+    SstableCache(Vfs vfs, Path dir, BlockCache blockCache, Lz4 lz4, int maxOpen) {
         if (maxOpen < 1) {
             throw new IllegalArgumentException("maxOpen must be at least 1: " + maxOpen);
         }
         this.vfs = vfs;
         this.dir = dir;
         this.blockCache = blockCache;
+        this.lz4 = lz4;
         this.maxOpen = maxOpen;
     }
 
@@ -178,7 +182,7 @@ final class SstableCache implements AutoCloseable {
         VfsFile file = null;
         try {
             file = vfs.openReadOnly(path);
-            Handle h = new Handle(number, SstableReader.open(file, number, blockCache));
+            Handle h = new Handle(number, SstableReader.open(file, number, blockCache, lz4));
             tick.incrementAndGet(); // readers used before this open are now older than those used after
             return h;
         } catch (IOException e) {
@@ -240,6 +244,11 @@ final class SstableCache implements AutoCloseable {
 
     BlockCache blockCache() {
         return blockCache;
+    }
+
+    /** The store's LZ4 implementation, chosen once when it opened. */
+    Lz4 lz4() {
+        return lz4;
     }
 
     /**

@@ -4,6 +4,7 @@ import dev.lacuna.base.InternalKey;
 import dev.lacuna.manifest.FileMeta;
 import dev.lacuna.kv.SstableOptions;
 import dev.lacuna.sstable.SstableProperties;
+import dev.lacuna.sstable.Lz4;
 import dev.lacuna.sstable.SstableWriter;
 import dev.lacuna.vfs.Vfs;
 import dev.lacuna.vfs.VfsFile;
@@ -23,6 +24,7 @@ final class SstableOutputs {
     private final Vfs vfs;
     private final Path dir;
     private final SstableOptions options;
+    private final Lz4 lz4;
     private final LongSupplier fileNumbers;
     private final long targetBytes;
     private final long oldestTombstoneTime;
@@ -35,11 +37,12 @@ final class SstableOutputs {
     private byte[] lastKey;
     private long bytesWritten;
 
-    SstableOutputs(Vfs vfs, Path dir, SstableOptions options, LongSupplier fileNumbers, long targetBytes,
+    SstableOutputs(Vfs vfs, Path dir, SstableOptions options, Lz4 lz4, LongSupplier fileNumbers, long targetBytes,
                  long oldestTombstoneTime) {
         this.vfs = vfs;
         this.dir = dir;
         this.options = options;
+        this.lz4 = lz4;
         this.fileNumbers = fileNumbers;
         this.targetBytes = targetBytes;
         this.oldestTombstoneTime = oldestTombstoneTime;
@@ -54,7 +57,7 @@ final class SstableOutputs {
             number = fileNumbers.getAsLong();
             created.add(number);
             file = vfs.create(dir.resolve(SstableCache.fileName(number)));
-            writer = new SstableWriter(file, options, oldestTombstoneTime);
+            writer = new SstableWriter(file, options, oldestTombstoneTime, lz4);
         }
         writer.add(internalKey, value);
         lastKey = internalKey;

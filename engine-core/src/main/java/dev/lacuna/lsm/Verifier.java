@@ -84,7 +84,7 @@ final class Verifier {
         VfsFile file = db.vfs.openReadOnly(path);
         SstableReader reader;
         try {
-            reader = SstableReader.open(file, meta.number(), new BlockCache(0));
+            reader = SstableReader.open(file, meta.number(), new BlockCache(0), db.tables.lz4());
         } catch (RuntimeException e) {
             file.close();
             throw e;

@@ -6,8 +6,11 @@ import dev.lacuna.storage.CorruptionException;
  * The decoded (uncompressed, checksum-verified) contents of a data or index block, immutable and shared:
  * the block cache holds these and any number of {@link BlockIterator}s read one concurrently. The
  * restart array is validated once here, so iterators only check the entries they decode.
+ *
+ * <p>Public (in a package exported to the benchmarks only) so that {@code BlockCacheBenchmark} can fill a
+ * {@link BlockCache}; nothing outside this package reads one.
  */
-final class Block {
+public final class Block {
     private final byte[] data;
     private final int length;
     private final int restartsOffset;
@@ -22,7 +25,7 @@ final class Block {
      * @param fileOffset offset of the stored block in the file, for errors
      * @throws CorruptionException if the restart array is malformed
      */
-    Block(byte[] data, int length, String fileName, long fileOffset) {
+    public Block(byte[] data, int length, String fileName, long fileOffset) {
         this.data = data;
         this.length = length;
         this.fileName = fileName;

@@ -99,8 +99,8 @@ public final class BlockCache {
         }
     }
 
-    /** The cached block, or null (counted as a hit or a miss). */
-    Block get(long fileNumber, long blockOffset) {
+    /** The cached block, or null (counted as a hit or a miss). Public for BlockCacheBenchmark. */
+    public Block get(long fileNumber, long blockOffset) {
         Block block = capacity == 0 ? null : shard(fileNumber, blockOffset).get(new Key(fileNumber, blockOffset));
         if (block == null) {
             misses.increment();
@@ -110,8 +110,11 @@ public final class BlockCache {
         return block;
     }
 
-    /** Caches a verified, decoded block, evicting the least recently used ones of its shard as needed. */
-    void put(long fileNumber, long blockOffset, Block block) {
+    /**
+     * Caches a verified, decoded block, evicting the least recently used ones of its shard as needed. Public
+     * for BlockCacheBenchmark.
+     */
+    public void put(long fileNumber, long blockOffset, Block block) {
         if (capacity == 0) {
             return;
         }

@@ -13,7 +13,6 @@ import java.io.IOException;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
 import net.jpountz.lz4.LZ4Exception;
-import net.jpountz.lz4.LZ4Factory;
 import net.jpountz.lz4.LZ4SafeDecompressor;
 
 /**
@@ -56,12 +55,12 @@ public final class SstableReader implements AutoCloseable {
     public record Entry(byte[] key, byte[] value) {
     }
 
-    private SstableReader(VfsFile file, long fileNumber, BlockCache cache) {
+    private SstableReader(VfsFile file, long fileNumber, BlockCache cache, Lz4 lz4) {
         this.file = file;
         this.name = file.name();
         this.fileNumber = fileNumber;
         this.cache = cache;
-        this.decompressor = LZ4Factory.safeInstance().safeDecompressor();
+        this.decompressor = lz4.decompressor();
         long size;
         try {
             size = file.size();
@@ -99,13 +98,15 @@ public final class SstableReader implements AutoCloseable {
      * @param fileNumber the table's number, unique among the tables sharing {@code cache}
      * @param cache      the block cache to read data blocks through (a {@code new BlockCache(0)} caches
      *                   nothing)
+     * @param lz4        the store's LZ4 implementation, to decompress blocks with
      * @throws CorruptionException if any of those is damaged, with the file and the damaged offset
      * @throws StorageIOException  if reading fails
      */
-    public static SstableReader open(VfsFile file, long fileNumber, BlockCache cache) {
+    public static SstableReader open(VfsFile file, long fileNumber, BlockCache cache, Lz4 lz4) {
         Objects.requireNonNull(file, "file");
         Objects.requireNonNull(cache, "cache");
-        return new SstableReader(file, fileNumber, cache);
+        Objects.requireNonNull(lz4, "lz4");
+        return new SstableReader(file, fileNumber, cache, lz4);
     }
 
     /** The number the table was opened under. */

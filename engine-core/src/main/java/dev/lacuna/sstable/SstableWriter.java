@@ -12,7 +12,6 @@ import java.io.IOException;
 import java.util.Arrays;
 import java.util.Objects;
 import net.jpountz.lz4.LZ4Compressor;
-import net.jpountz.lz4.LZ4Factory;
 
 /**
  * Writes one SSTable (layout in FORMAT.md) from entries given in strictly increasing
@@ -78,12 +77,13 @@ public final class SstableWriter {
      *                            flush, the memtable's oldest; for a compaction, the oldest of its inputs');
      *                            recorded in {@link SstableProperties#oldestTombstoneTime()} if the table ends up
      *                            holding a deletion, otherwise {@link Long#MAX_VALUE} is recorded
+     * @param lz4                 the store's LZ4 implementation (used if {@code options} compress)
      */
-    public SstableWriter(VfsFile file, SstableOptions options, long oldestTombstoneTime) {
+    public SstableWriter(VfsFile file, SstableOptions options, long oldestTombstoneTime, Lz4 lz4) {
         this.file = Objects.requireNonNull(file, "file");
         this.options = Objects.requireNonNull(options, "options");
         this.oldestTombstoneTime = oldestTombstoneTime;
-        this.compressor = options.compression() ? LZ4Factory.safeInstance().fastCompressor() : null;
+        this.compressor = options.compression() ? lz4.compressor() : null;
         this.dataBlock = new BlockBuilder(options.restartInterval(), options.blockSize());
         this.indexBlock = new BlockBuilder(SstableFormat.INDEX_RESTART_INTERVAL, 4096);
         this.filter = new BloomFilter.Builder(options.bloomBitsPerKey());

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.lacuna.base.InternalKey;
 import dev.lacuna.kv.SstableOptions;
 import dev.lacuna.manifest.FileMeta;
+import dev.lacuna.sstable.Lz4;
 import dev.lacuna.vfs.MemVfs;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -29,7 +30,7 @@ class SstableOutputsTest {
         MemVfs vfs = new MemVfs();
         vfs.mkdirs(DIR);
         AtomicLong numbers = new AtomicLong(10);
-        SstableOutputs out = new SstableOutputs(vfs, DIR, SstableOptions.defaults(), numbers::incrementAndGet, 1024, 0);
+        SstableOutputs out = new SstableOutputs(vfs, DIR, SstableOptions.defaults(), Lz4.pureJava(), numbers::incrementAndGet, 1024, 0);
         byte[] value = new byte[40];
         long sequence = KEYS * VERSIONS;
         for (int k = 0; k < KEYS; k++) {

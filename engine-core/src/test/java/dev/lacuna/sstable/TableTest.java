@@ -292,7 +292,7 @@ class TableTest {
         MemVfs vfs = new MemVfs();
         vfs.mkdirs(TestTables.DIR);
         try (VfsFile file = vfs.create(TestTables.DIR.resolve("1.sst"))) {
-            SstableWriter writer = new SstableWriter(file, SstableOptions.defaults(), 0);
+            SstableWriter writer = new SstableWriter(file, SstableOptions.defaults(), 0, TestTables.LZ4);
             assertThatThrownBy(writer::finish).isInstanceOf(IllegalStateException.class);
             byte[] b = InternalKey.encode("b".getBytes(StandardCharsets.US_ASCII), 5, 1);
             writer.add(b, new byte[1]);
@@ -311,14 +311,14 @@ class TableTest {
             assertThatThrownBy(writer::finish).isInstanceOf(IllegalStateException.class);
         }
         try (VfsFile file = vfs.create(TestTables.DIR.resolve("2.sst"))) {
-            SstableWriter writer = new SstableWriter(file, SstableOptions.defaults(), 0);
+            SstableWriter writer = new SstableWriter(file, SstableOptions.defaults(), 0, TestTables.LZ4);
             writer.add(InternalKey.encode("a".getBytes(StandardCharsets.US_ASCII), 1, 1), new byte[1]);
             writer.abandon();
             assertThatThrownBy(writer::finish).isInstanceOf(IllegalStateException.class);
         }
         SstableOptions badPrefix = SstableOptions.defaults().withKeyPrefix(k -> k.length + 1);
         try (VfsFile file = vfs.create(TestTables.DIR.resolve("3.sst"))) {
-            SstableWriter writer = new SstableWriter(file, badPrefix, 0);
+            SstableWriter writer = new SstableWriter(file, badPrefix, 0, TestTables.LZ4);
             assertThatThrownBy(() -> writer.add(InternalKey.encode(new byte[3], 1, 1), new byte[0]))
                     .isInstanceOf(IllegalArgumentException.class);
         }

@@ -67,12 +67,21 @@ final class TestTables {
         return model;
     }
 
+    /** The LZ4 implementation a store on this JVM would choose (JNI on JDK 17 where it loads). */
+    static final Lz4 LZ4 = Lz4.fastest();
+
     /** Writes {@code model} as table {@code name} in a new file of {@code vfs}. */
     static SstableProperties write(MemVfs vfs, String name, Map<byte[], byte[]> model, SstableOptions options,
                                  long oldestTombstoneTime) throws IOException {
+        return write(vfs, name, model, options, oldestTombstoneTime, LZ4);
+    }
+
+    /** {@link #write(MemVfs, String, Map, SstableOptions, long)} with a given LZ4 implementation. */
+    static SstableProperties write(MemVfs vfs, String name, Map<byte[], byte[]> model, SstableOptions options,
+                                 long oldestTombstoneTime, Lz4 lz4) throws IOException {
         vfs.mkdirs(DIR);
         try (VfsFile file = vfs.create(DIR.resolve(name))) {
-            SstableWriter writer = new SstableWriter(file, options, oldestTombstoneTime);
+            SstableWriter writer = new SstableWriter(file, options, oldestTombstoneTime, lz4);
             for (Map.Entry<byte[], byte[]> e : model.entrySet()) {
                 writer.add(e.getKey(), e.getValue());
             }
@@ -85,7 +94,11 @@ final class TestTables {
     }
 
     static SstableReader open(MemVfs vfs, String name, long number, BlockCache cache) throws IOException {
-        return SstableReader.open(vfs.openReadOnly(DIR.resolve(name)), number, cache);
+        return open(vfs, name, number, cache, LZ4);
+    }
+
+    static SstableReader open(MemVfs vfs, String name, long number, BlockCache cache, Lz4 lz4) throws IOException {
+        return SstableReader.open(vfs.openReadOnly(DIR.resolve(name)), number, cache, lz4);
     }
 
     /** Every entry from the first, forward. */

@@ -16,16 +16,29 @@ import java.util.concurrent.Future;
 
 /**
  * The writes recovery replays from the log, gathered per partition and put into the memtables at the end, the
- * partitions in parallel. Each partition's writes are sorted and added in key order ({@link Memtable#addSorted}):
- * inserting them one by one in log order, at random places in the skip list, cost most of an open's time.
- * The memtables end as the inserts in log order would have left them.
+ * partitions in parallel. Each partition's writes are ordered ({@link InternalKeySort}) and its memtable built from
+ * them in key order in one pass ({@link Memtable#recovered}): inserting them one by one in log order, at random places
+ * in the skip list, cost most of an open's time. The memtables end as the inserts in log order would have left them.
  */
 final class Replay {
-    /** One write: its internal key (user key, sequence, kind) and its value. */
-    private record Entry(byte[] key, byte[] value) {
+    /** One tree's writes in log order: internal keys (user key, sequence, kind) and values. */
+    private static final class Writes {
+        byte[][] keys = new byte[64][];
+        byte[][] values = new byte[64][];
+        int count;
+
+        void add(byte[] key, byte[] value) {
+            if (count == keys.length) {
+                keys = Arrays.copyOf(keys, count * 2);
+                values = Arrays.copyOf(values, count * 2);
+            }
+            keys[count] = key;
+            values[count] = value;
+            count++;
+        }
     }
 
-    private final List<List<Entry>> perTree;
+    private final List<Writes> perTree;
 
     /** @param trees the number of tree ids (dropped ones included) */
     Replay(int trees) {
@@ -37,12 +50,12 @@ final class Replay {
 
     /** Adds a write to tree {@code tree}, in log order. */
     void add(int tree, byte[] userKey, long sequence, int kind, byte[] value) {
-        List<Entry> entries = perTree.get(tree);
-        if (entries == null) {
-            entries = new ArrayList<>();
-            perTree.set(tree, entries);
+        Writes writes = perTree.get(tree);
+        if (writes == null) {
+            writes = new Writes();
+            perTree.set(tree, writes);
         }
-        entries.add(new Entry(InternalKey.encode(userKey, sequence, kind), value));
+        writes.add(InternalKey.encode(userKey, sequence, kind), value);
     }
 
     /**
@@ -154,7 +167,7 @@ final class Replay {
         if (threads <= 1) {
             long grown = 0;
             for (int t : trees) {
-                grown += applyTo(db.trees[t].mem(), perTree.get(t));
+                grown += applyTo(db.trees[t], perTree.get(t));
             }
             return grown;
         }
@@ -166,9 +179,9 @@ final class Replay {
         try {
             List<Future<Long>> results = new ArrayList<>();
             for (int t : trees) {
-                Memtable mem = db.trees[t].mem();
-                List<Entry> entries = perTree.get(t);
-                results.add(pool.submit(() -> applyTo(mem, entries)));
+                Tree tree = db.trees[t];
+                Writes writes = perTree.get(t);
+                results.add(pool.submit(() -> applyTo(tree, writes)));
             }
             long grown = 0;
             for (Future<Long> f : results) {
@@ -192,33 +205,23 @@ final class Replay {
         }
     }
 
-    /** One tree's writes into its (empty) memtable; returns the bytes it grew by. */
-    private static long applyTo(Memtable mem, List<Entry> inLogOrder) {
-        long before = mem.bytes();
-        int n = inLogOrder.size();
-        Entry[] sorted = inLogOrder.toArray(new Entry[0]);
-        Arrays.sort(sorted, (a, b) -> InternalKey.compare(a.key, b.key));
-        boolean sameKeyAndSequence = false;
-        for (int i = 1; i < n && !sameKeyAndSequence; i++) {
-            byte[] a = sorted[i - 1].key;
-            byte[] b = sorted[i].key;
-            sameKeyAndSequence = InternalKey.sameUserKey(a, b) && InternalKey.sequence(a) == InternalKey.sequence(b);
-        }
-        if (sameKeyAndSequence || !mem.isEmpty()) {
+    /** One tree's writes into its memtable; returns the bytes it grew by. */
+    private static long applyTo(Tree tree, Writes writes) {
+        Memtable mem = tree.mem();
+        int n = writes.count;
+        InternalKeySort.Result sorted = mem.isEmpty() ? InternalKeySort.order(writes.keys, n) : null;
+        if (sorted == null || sorted.keyAndSequenceTwice()) {
             // Not written by this engine (it logs one write per key per batch): add in log order, as ever.
-            for (Entry e : inLogOrder) {
-                byte[] userKey = Arrays.copyOf(e.key, e.key.length - InternalKey.TRAILER_SIZE);
-                mem.add(userKey, InternalKey.sequence(e.key), InternalKey.kind(e.key), e.value);
-            }
-        } else {
-            byte[][] keys = new byte[n][];
-            byte[][] values = new byte[n][];
+            long before = mem.bytes();
             for (int i = 0; i < n; i++) {
-                keys[i] = sorted[i].key;
-                values[i] = sorted[i].value;
+                byte[] key = writes.keys[i];
+                byte[] userKey = Arrays.copyOf(key, key.length - InternalKey.TRAILER_SIZE);
+                mem.add(userKey, InternalKey.sequence(key), InternalKey.kind(key), writes.values[i]);
             }
-            mem.addSorted(keys, values, n);
+            return mem.bytes() - before;
         }
-        return mem.bytes() - before;
+        Memtable recovered = Memtable.recovered(writes.keys, writes.values, sorted.order());
+        tree.installRecovered(recovered);
+        return recovered.bytes();
     }
 }

@@ -4,11 +4,10 @@ import dev.lacuna.base.InternalKey;
 import dev.lacuna.kv.WriteBatch;
 import dev.lacuna.storage.StorageIOException;
 import dev.lacuna.wal.WalRecord;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.concurrent.ArrayBlockingQueue;
-import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -23,8 +22,8 @@ import java.util.concurrent.Future;
 final class Replay {
     /** One tree's writes in log order: internal keys (user key, sequence, kind) and values. */
     private static final class Writes {
-        byte[][] keys = new byte[64][];
-        byte[][] values = new byte[64][];
+        byte[][] keys = new byte[16][];
+        byte[][] values = new byte[16][];
         int count;
 
         void add(byte[] key, byte[] value) {
@@ -35,6 +34,17 @@ final class Replay {
             keys[count] = key;
             values[count] = value;
             count++;
+        }
+
+        void addAll(Writes more) {
+            if (count + more.count > keys.length) {
+                int capacity = Math.max(keys.length * 2, count + more.count);
+                keys = Arrays.copyOf(keys, capacity);
+                values = Arrays.copyOf(values, capacity);
+            }
+            System.arraycopy(more.keys, 0, keys, count, more.count);
+            System.arraycopy(more.values, 0, values, count, more.count);
+            count += more.count;
         }
     }
 
@@ -48,106 +58,123 @@ final class Replay {
         }
     }
 
-    /** Adds a write to tree {@code tree}, in log order. */
-    void add(int tree, byte[] userKey, long sequence, int kind, byte[] value) {
-        Writes writes = perTree.get(tree);
-        if (writes == null) {
-            writes = new Writes();
-            perTree.set(tree, writes);
-        }
-        writes.add(InternalKey.encode(userKey, sequence, kind), value);
-    }
-
     /**
-     * Decodes log records and gathers their writes ({@link #add}) on a thread of its own, while the caller reads the
-     * log: on two cores, reading and checking the records and decoding them take about as long as each other.
-     * Batches are decoded in the order given. A record that does not decode fails the next {@link #submit} or
-     * {@link #finish}, before any later failure of the reading: the sequential replay would have met it first.
+     * Decodes log records and gathers their writes on threads of their own (as many as there are processors), while
+     * the caller reads the log: decoding took about three times as long as reading and checking the records, so one
+     * decoding thread left the open waiting on it. Each batch handed over is decoded on its own into per-tree
+     * writes; the results are taken back in the order the batches were handed over, so each tree's writes stay in log
+     * order. A record that does not decode fails the next {@link #submit} or {@link #finish} once every batch before
+     * its own has been taken back, before any later failure of the reading: the sequential replay would have met it
+     * first. Not thread-safe: the reading thread calls it.
      */
     final class Decoder implements AutoCloseable {
-        private static final List<WalRecord> END = List.of();
-        private final BlockingQueue<List<WalRecord>> queue = new ArrayBlockingQueue<>(8);
-        private final Thread thread;
-        private volatile Throwable failure;
+        private final Db db;
+        private final long[] flushed;
+        private final ExecutorService pool;
+        /** Batches being decoded, in the order handed over; at most {@link #maxInFlight}, which bounds memory. */
+        private final ArrayDeque<Future<Writes[]>> inFlight = new ArrayDeque<>();
+        private final int maxInFlight;
+        /** The first failure met, thrown again by every later call (the caller tells it apart by identity). */
+        private RuntimeException failure;
+        private Error error;
 
         /**
          * @param db      the store (its keyspace routes)
          * @param flushed per tree, the last LSN its tables hold: older writes are not replayed
          */
         Decoder(Db db, long[] flushed) {
-            thread = new Thread(() -> run(db, flushed), "lacuna-replay-decoder " + db.dir);
-            thread.setDaemon(true);
-            thread.start();
+            this.db = db;
+            this.flushed = flushed;
+            int threads = Math.max(1, Runtime.getRuntime().availableProcessors());
+            maxInFlight = 4 * threads;
+            pool = Executors.newFixedThreadPool(threads, r -> {
+                Thread thread = new Thread(r, "lacuna-replay-decoder " + db.dir);
+                thread.setDaemon(true);
+                return thread;
+            });
         }
 
-        private void run(Db db, long[] flushed) {
-            try {
-                while (true) {
-                    List<WalRecord> batch = queue.take();
-                    if (batch == END) {
-                        return;
+        /** One batch's writes, per tree, in log order. */
+        private Writes[] decode(List<WalRecord> batch) {
+            Writes[] byTree = new Writes[perTree.size()];
+            for (WalRecord r : batch) {
+                for (WriteBatch.Op op : BatchCodec.decodeLogRecord(r.payload(), r.lsn()).ops()) {
+                    if (op.kind() == WriteBatch.KIND_LOG_ONLY) {
+                        continue;
                     }
-                    if (failure != null) {
-                        continue; // drained: the caller is told at its next call
-                    }
-                    try {
-                        for (WalRecord r : batch) {
-                            for (WriteBatch.Op op : BatchCodec.decodeLogRecord(r.payload(), r.lsn()).ops()) {
-                                if (op.kind() == WriteBatch.KIND_LOG_ONLY) {
-                                    continue;
-                                }
-                                int t = db.treeOrNone(op.key());
-                                if (t >= 0 && r.lsn() > flushed[t]) { // t < 0: its keyspace was dropped
-                                    add(t, op.key(), r.lsn(), op.kind(), op.value());
-                                }
-                            }
+                    int t = db.treeOrNone(op.key());
+                    if (t >= 0 && r.lsn() > flushed[t]) { // t < 0: its keyspace was dropped
+                        if (byTree[t] == null) {
+                            byTree[t] = new Writes();
                         }
-                    } catch (RuntimeException | Error e) {
-                        failure = e; // an Error too: the caller must not go on without these writes
+                        byTree[t].add(InternalKey.encode(op.key(), r.lsn(), op.kind()), op.value());
                     }
                 }
-            } catch (InterruptedException e) {
-                // closed before the end
             }
+            return byTree;
         }
 
         /** Hands over records read in log order, after those handed over before. */
         void submit(List<WalRecord> records) {
             failIfFailed();
-            try {
-                queue.put(records);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new StorageIOException("interrupted while replaying the log", e);
+            while (inFlight.size() >= maxInFlight) {
+                takeBack();
+            }
+            inFlight.add(pool.submit(() -> decode(records)));
+        }
+
+        /** Waits until every record handed over is decoded and gathered; throws the first decoding failure. */
+        void finish() {
+            failIfFailed();
+            while (!inFlight.isEmpty()) {
+                takeBack();
             }
         }
 
-        /** Waits until every record handed over is decoded; throws the first decoding failure. */
-        void finish() {
+        /** Gathers the oldest batch's writes into the trees' (an Error too: the open must not go on without them). */
+        private void takeBack() {
+            Writes[] byTree;
             try {
-                queue.put(END);
-                thread.join();
+                byTree = inFlight.poll().get();
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-                throw new StorageIOException("interrupted while replaying the log", e);
+                failure = new StorageIOException("interrupted while replaying the log", e);
+                throw failure;
+            } catch (ExecutionException e) {
+                Throwable cause = e.getCause();
+                if (cause instanceof Error err) {
+                    error = err;
+                } else {
+                    failure = cause instanceof RuntimeException r ? r : new IllegalStateException(cause);
+                }
+                failIfFailed();
+                return;
             }
-            failIfFailed();
+            for (int t = 0; t < byTree.length; t++) {
+                if (byTree[t] != null) {
+                    Writes writes = perTree.get(t);
+                    if (writes == null) {
+                        perTree.set(t, byTree[t]);
+                    } else {
+                        writes.addAll(byTree[t]);
+                    }
+                }
+            }
         }
 
         private void failIfFailed() {
-            Throwable e = failure;
-            if (e instanceof RuntimeException r) {
-                throw r;
+            if (failure != null) {
+                throw failure;
             }
-            if (e instanceof Error err) {
-                throw err;
+            if (error != null) {
+                throw error;
             }
         }
 
-        /** Stops the thread if {@link #finish} did not (the reading failed). */
+        /** Stops the threads (at the end, or when the reading failed). */
         @Override
         public void close() {
-            thread.interrupt();
+            pool.shutdownNow();
         }
     }
 

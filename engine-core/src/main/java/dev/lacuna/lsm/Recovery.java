@@ -28,7 +28,7 @@ final class Recovery {
     static final String LOCK_FILE = "LOCK";
     /** The log's directory, inside the store's. */
     static final String WAL_DIR = "wal";
-    /** Log records read before they are handed to the decoding thread together. */
+    /** Log records read before they are handed to the decoding threads together. */
     private static final int REPLAY_BATCH = 256;
 
     private Recovery() {

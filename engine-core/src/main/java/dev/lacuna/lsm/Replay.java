@@ -60,12 +60,12 @@ final class Replay {
 
     /**
      * Decodes log records and gathers their writes on threads of their own (as many as there are processors), while
-     * the caller reads the log: decoding took about three times as long as reading and checking the records, so one
-     * decoding thread left the open waiting on it. Each batch handed over is decoded on its own into per-tree
-     * writes; the results are taken back in the order the batches were handed over, so each tree's writes stay in log
-     * order. A record that does not decode fails the next {@link #submit} or {@link #finish} once every batch before
-     * its own has been taken back, before any later failure of the reading: the sequential replay would have met it
-     * first. Not thread-safe: the reading thread calls it.
+     * the log's recovery reads and checks them (Recovery): decoding took about three times as long as reading and
+     * checking the records, so one decoding thread left the open waiting on it. Each batch handed over is decoded
+     * on its own into per-tree writes; the results are taken back in the order the batches were handed over, so
+     * each tree's writes stay in log order. The first record, in log order, that does not decode fails the next
+     * {@link #submit} or {@link #finish} once every batch before its own has been taken back, and every call after.
+     * Not thread-safe: the thread recovering the log calls it.
      */
     final class Decoder implements AutoCloseable {
         private final Db db;

@@ -175,10 +175,45 @@ public final class KeyEncoding {
      * @throws CorruptionException if {@code key} does not start with a table id and a well-formed component
      */
     public static int partitionPrefixLength(byte[] key) {
+        int plain = plainPartitionPrefixLength(key);
+        return plain >= 0 ? plain : decodedPartitionPrefixLength(key);
+    }
+
+    /** {@link #partitionPrefixLength} by decoding the table id and the component (what it falls back to). */
+    static int decodedPartitionPrefixLength(byte[] key) {
         ByteIn in = new ByteIn(key, 0, key.length, UNKNOWN_FILE, 0);
         readTableId(in);
         readValue(in);
         return in.position();
+    }
+
+    /**
+     * {@link #partitionPrefixLength} without decoding, for the common key whose partition key is a string of ASCII or
+     * a binary, neither holding a zero byte: every write and every replayed log record routes by it, and decoding
+     * the value (a string built, then dropped) cost a tenth of replaying the log. Such a component is well-formed
+     * exactly when its terminator comes (ASCII is valid UTF-8), so the answer is the one decoding gives. Returns -1
+     * for anything else (an escape, a byte past ASCII in a string, a number, no terminator, a negative table id):
+     * the caller decodes, and fails as decoding does.
+     */
+    private static int plainPartitionPrefixLength(byte[] key) {
+        if (key.length < TABLE_ID_BYTES + 3 || key[0] < 0) {
+            return -1;
+        }
+        int tag = key[TABLE_ID_BYTES];
+        if (tag != TAG_S && tag != TAG_B) {
+            return -1;
+        }
+        int highest = tag == TAG_S ? 0x7F : 0xFF; // a string's bytes must be ASCII; a binary's may be anything
+        for (int i = TABLE_ID_BYTES + 1; i < key.length; i++) {
+            int b = key[i] & 0xFF;
+            if (b == ESCAPE) {
+                return i + 1 < key.length && key[i + 1] == TERMINATOR ? i + 2 : -1;
+            }
+            if (b > highest) {
+                return -1;
+            }
+        }
+        return -1;
     }
 
     /**

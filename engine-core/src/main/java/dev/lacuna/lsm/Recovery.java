@@ -8,7 +8,6 @@ import dev.lacuna.storage.IncompatibleStoreException;
 import dev.lacuna.storage.StorageIOException;
 import dev.lacuna.vfs.VfsLock;
 import dev.lacuna.wal.Wal;
-import dev.lacuna.wal.WalReader;
 import dev.lacuna.wal.WalRecord;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -30,7 +29,7 @@ final class Recovery {
     static final String LOCK_FILE = "LOCK";
     /** The log's directory, inside the store's. */
     static final String WAL_DIR = "wal";
-    /** Log records read before they are handed to the decoding thread together. */
+    /** Log records read before they are handed to the decoding threads together. */
     private static final int REPLAY_BATCH = 256;
 
     private Recovery() {
@@ -61,11 +60,8 @@ final class Recovery {
                     d::deleteObsoleteFile);
             db.versions.claim(owner);
             OpenCheck.tablesPresent(db);
-            db.wal = Wal.open(options.vfs(), walDir, options.wal(), log -> OpenCheck.logCovers(d, walDir, isNew, log));
-            db.wal.onDurable(d.visibility::durable); // every fsync makes what it covers visible
-            db.versions.trackLog(db.wal::durableLsn); // every edit records how far the log is durable
-            db.versions.startManifest();
-            deleteUnreferencedTables(db);
+            // The trees (and the keyspace routes) before the log: its records are decoded into their writes while
+            // the log's recovery reads and checks them, in one reading of the log.
             Tree[] trees = new Tree[db.versions.allocatedTrees()];
             for (int i = 0; i < trees.length; i++) {
                 if (!db.versions.isDropped(i)) {
@@ -73,8 +69,23 @@ final class Recovery {
                 }
             }
             db.installTrees(trees, db.versions.keyspaces());
-            db.versions.checkpoints().forEach(db.wal::setCheckpoint); // before anything trims the log
-            long[] replayed = replayLog(db);
+            long[] replayed;
+            Replay replay = new Replay(db.trees.length);
+            try (Replay.Decoder decoder = replay.new Decoder(db, flushedLsns(db))) {
+                LogFeed feed = new LogFeed(decoder);
+                db.wal = Wal.open(options.vfs(), walDir, options.wal(),
+                        log -> OpenCheck.logCovers(d, walDir, isNew, log), db.versions.walStartLsn(), feed::add);
+                feed.end();
+                db.wal.onDurable(d.visibility::durable); // every fsync makes what it covers visible
+                db.versions.trackLog(db.wal::durableLsn); // every edit records how far the log is durable
+                db.versions.startManifest();
+                deleteUnreferencedTables(db);
+                db.versions.checkpoints().forEach(db.wal::setCheckpoint); // before anything trims the log
+                decoder.finish(); // a record that did not decode fails the open here, as the log passed its checks
+                replayed = new long[] {feed.records, feed.bytes};
+            }
+            db.memoryUsed.set(replay.apply(db));
+            db.visibility.recovered(Math.max(db.wal.lastLsn(), 0));
             if (LOG.isLoggable(System.Logger.Level.INFO)) {
                 // The segments the log holds (those replayed, and the one just started for appends), from the
                 // log itself: listing its directory here could fail, and fail an open already recovered.
@@ -106,52 +117,59 @@ final class Recovery {
         }
     }
 
-    /**
-     * Writes that the log holds but the tables do not go back into the memtables. Returns the records read and
-     * their bytes, for the open's log line.
-     */
-    private static long[] replayLog(Db db) {
-        long start = db.versions.walStartLsn();
-        long first = db.wal.firstLsn();
-        long last = db.wal.lastLsn();
+    /** Per tree, the last LSN its tables hold: the replay skips older writes. */
+    private static long[] flushedLsns(Db db) {
         long[] flushed = new long[db.trees.length];
         for (Tree tree : db.live) {
             flushed[tree.id] = db.versions.flushedLsn(tree.id);
         }
-        long records = 0;
-        long bytes = 0;
-        Replay replay = new Replay(db.trees.length);
-        try (WalReader reader = db.wal.reader(Math.max(start, first));
-             Replay.Decoder decoder = replay.new Decoder(db, flushed)) {
-            List<WalRecord> batch = new ArrayList<>(REPLAY_BATCH);
-            try {
-                for (WalRecord r = reader.next(); r != null; r = reader.next()) {
-                    records++;
-                    bytes += r.payload().length;
-                    batch.add(r);
-                    if (batch.size() == REPLAY_BATCH) {
-                        decoder.submit(batch);
-                        batch = new ArrayList<>(REPLAY_BATCH);
-                    }
-                }
-            } catch (RuntimeException e) {
-                // A record handed over before the one that failed to read may not decode: that failure came first.
-                try {
-                    decoder.finish();
-                } catch (RuntimeException | Error earlier) {
-                    if (earlier != e) { // submit() rethrows the decoder's own failure: the same object
-                        earlier.addSuppressed(e);
-                    }
-                    throw earlier;
-                }
-                throw e;
-            }
-            decoder.submit(batch);
-            decoder.finish();
+        return flushed;
+    }
+
+    /**
+     * Hands the records the log's recovery checks to the decoder in batches, counting them for the open's log
+     * line. A record that does not decode stops the feeding, not the log's recovery: damage to the log, found
+     * further on, and a log its owner refuses take precedence, as when the log was read again after its recovery;
+     * the decoder throws the failure at its {@link Replay.Decoder#finish}.
+     */
+    private static final class LogFeed {
+        private final Replay.Decoder decoder;
+        private List<WalRecord> batch = new ArrayList<>(REPLAY_BATCH);
+        private boolean failed;
+        long records;
+        long bytes;
+
+        LogFeed(Replay.Decoder decoder) {
+            this.decoder = decoder;
         }
-        db.memoryUsed.set(replay.apply(db));
-        db.visibility.recovered(Math.max(last, 0));
-        return new long[] {records, bytes};
+
+        void add(WalRecord r) {
+            records++;
+            bytes += r.payload().length;
+            if (failed) {
+                return;
+            }
+            batch.add(r);
+            if (batch.size() == REPLAY_BATCH) {
+                submit();
+            }
+        }
+
+        void end() {
+            if (!failed && !batch.isEmpty()) {
+                submit();
+            }
+        }
+
+        private void submit() {
+            List<WalRecord> full = batch;
+            batch = new ArrayList<>(REPLAY_BATCH);
+            try {
+                decoder.submit(full);
+            } catch (RuntimeException | Error e) {
+                failed = true; // the decoder keeps the failure and throws it at finish()
+            }
+        }
     }
 
     /** Tables the manifest does not name were being written when the store last stopped: delete them. */

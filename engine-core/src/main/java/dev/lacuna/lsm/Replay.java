@@ -4,11 +4,10 @@ import dev.lacuna.base.InternalKey;
 import dev.lacuna.kv.WriteBatch;
 import dev.lacuna.storage.StorageIOException;
 import dev.lacuna.wal.WalRecord;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.concurrent.ArrayBlockingQueue;
-import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -16,16 +15,40 @@ import java.util.concurrent.Future;
 
 /**
  * The writes recovery replays from the log, gathered per partition and put into the memtables at the end, the
- * partitions in parallel. Each partition's writes are sorted and added in key order ({@link Memtable#addSorted}):
- * inserting them one by one in log order, at random places in the skip list, cost most of an open's time.
- * The memtables end as the inserts in log order would have left them.
+ * partitions in parallel. Each partition's writes are ordered ({@link InternalKeySort}) and its memtable built from
+ * them in key order in one pass ({@link Memtable#recovered}): inserting them one by one in log order, at random places
+ * in the skip list, cost most of an open's time. The memtables end as the inserts in log order would have left them.
  */
 final class Replay {
-    /** One write: its internal key (user key, sequence, kind) and its value. */
-    private record Entry(byte[] key, byte[] value) {
+    /** One tree's writes in log order: internal keys (user key, sequence, kind) and values. */
+    private static final class Writes {
+        byte[][] keys = new byte[16][];
+        byte[][] values = new byte[16][];
+        int count;
+
+        void add(byte[] key, byte[] value) {
+            if (count == keys.length) {
+                keys = Arrays.copyOf(keys, count * 2);
+                values = Arrays.copyOf(values, count * 2);
+            }
+            keys[count] = key;
+            values[count] = value;
+            count++;
+        }
+
+        void addAll(Writes more) {
+            if (count + more.count > keys.length) {
+                int capacity = Math.max(keys.length * 2, count + more.count);
+                keys = Arrays.copyOf(keys, capacity);
+                values = Arrays.copyOf(values, capacity);
+            }
+            System.arraycopy(more.keys, 0, keys, count, more.count);
+            System.arraycopy(more.values, 0, values, count, more.count);
+            count += more.count;
+        }
     }
 
-    private final List<List<Entry>> perTree;
+    private final List<Writes> perTree;
 
     /** @param trees the number of tree ids (dropped ones included) */
     Replay(int trees) {
@@ -35,106 +58,123 @@ final class Replay {
         }
     }
 
-    /** Adds a write to tree {@code tree}, in log order. */
-    void add(int tree, byte[] userKey, long sequence, int kind, byte[] value) {
-        List<Entry> entries = perTree.get(tree);
-        if (entries == null) {
-            entries = new ArrayList<>();
-            perTree.set(tree, entries);
-        }
-        entries.add(new Entry(InternalKey.encode(userKey, sequence, kind), value));
-    }
-
     /**
-     * Decodes log records and gathers their writes ({@link #add}) on a thread of its own, while the caller reads the
-     * log: on two cores, reading and checking the records and decoding them take about as long as each other.
-     * Batches are decoded in the order given. A record that does not decode fails the next {@link #submit} or
-     * {@link #finish}, before any later failure of the reading: the sequential replay would have met it first.
+     * Decodes log records and gathers their writes on threads of their own (as many as there are processors), while
+     * the log's recovery reads and checks them (Recovery): decoding took about three times as long as reading and
+     * checking the records, so one decoding thread left the open waiting on it. Each batch handed over is decoded
+     * on its own into per-tree writes; the results are taken back in the order the batches were handed over, so
+     * each tree's writes stay in log order. The first record, in log order, that does not decode fails the next
+     * {@link #submit} or {@link #finish} once every batch before its own has been taken back, and every call after.
+     * Not thread-safe: the thread recovering the log calls it.
      */
     final class Decoder implements AutoCloseable {
-        private static final List<WalRecord> END = List.of();
-        private final BlockingQueue<List<WalRecord>> queue = new ArrayBlockingQueue<>(8);
-        private final Thread thread;
-        private volatile Throwable failure;
+        private final Db db;
+        private final long[] flushed;
+        private final ExecutorService pool;
+        /** Batches being decoded, in the order handed over; at most {@link #maxInFlight}, which bounds memory. */
+        private final ArrayDeque<Future<Writes[]>> inFlight = new ArrayDeque<>();
+        private final int maxInFlight;
+        /** The first failure met, thrown again by every later call (the caller tells it apart by identity). */
+        private RuntimeException failure;
+        private Error error;
 
         /**
          * @param db      the store (its keyspace routes)
          * @param flushed per tree, the last LSN its tables hold: older writes are not replayed
          */
         Decoder(Db db, long[] flushed) {
-            thread = new Thread(() -> run(db, flushed), "lacuna-replay-decoder " + db.dir);
-            thread.setDaemon(true);
-            thread.start();
+            this.db = db;
+            this.flushed = flushed;
+            int threads = Math.max(1, Runtime.getRuntime().availableProcessors());
+            maxInFlight = 4 * threads;
+            pool = Executors.newFixedThreadPool(threads, r -> {
+                Thread thread = new Thread(r, "lacuna-replay-decoder " + db.dir);
+                thread.setDaemon(true);
+                return thread;
+            });
         }
 
-        private void run(Db db, long[] flushed) {
-            try {
-                while (true) {
-                    List<WalRecord> batch = queue.take();
-                    if (batch == END) {
-                        return;
+        /** One batch's writes, per tree, in log order. */
+        private Writes[] decode(List<WalRecord> batch) {
+            Writes[] byTree = new Writes[perTree.size()];
+            for (WalRecord r : batch) {
+                for (WriteBatch.Op op : BatchCodec.decodeLogRecord(r.payload(), r.lsn()).ops()) {
+                    if (op.kind() == WriteBatch.KIND_LOG_ONLY) {
+                        continue;
                     }
-                    if (failure != null) {
-                        continue; // drained: the caller is told at its next call
-                    }
-                    try {
-                        for (WalRecord r : batch) {
-                            for (WriteBatch.Op op : BatchCodec.decodeLogRecord(r.payload(), r.lsn()).ops()) {
-                                if (op.kind() == WriteBatch.KIND_LOG_ONLY) {
-                                    continue;
-                                }
-                                int t = db.treeOrNone(op.key());
-                                if (t >= 0 && r.lsn() > flushed[t]) { // t < 0: its keyspace was dropped
-                                    add(t, op.key(), r.lsn(), op.kind(), op.value());
-                                }
-                            }
+                    int t = db.treeOrNone(op.key());
+                    if (t >= 0 && r.lsn() > flushed[t]) { // t < 0: its keyspace was dropped
+                        if (byTree[t] == null) {
+                            byTree[t] = new Writes();
                         }
-                    } catch (RuntimeException | Error e) {
-                        failure = e; // an Error too: the caller must not go on without these writes
+                        byTree[t].add(InternalKey.encode(op.key(), r.lsn(), op.kind()), op.value());
                     }
                 }
-            } catch (InterruptedException e) {
-                // closed before the end
             }
+            return byTree;
         }
 
         /** Hands over records read in log order, after those handed over before. */
         void submit(List<WalRecord> records) {
             failIfFailed();
-            try {
-                queue.put(records);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new StorageIOException("interrupted while replaying the log", e);
+            while (inFlight.size() >= maxInFlight) {
+                takeBack();
+            }
+            inFlight.add(pool.submit(() -> decode(records)));
+        }
+
+        /** Waits until every record handed over is decoded and gathered; throws the first decoding failure. */
+        void finish() {
+            failIfFailed();
+            while (!inFlight.isEmpty()) {
+                takeBack();
             }
         }
 
-        /** Waits until every record handed over is decoded; throws the first decoding failure. */
-        void finish() {
+        /** Gathers the oldest batch's writes into the trees' (an Error too: the open must not go on without them). */
+        private void takeBack() {
+            Writes[] byTree;
             try {
-                queue.put(END);
-                thread.join();
+                byTree = inFlight.poll().get();
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-                throw new StorageIOException("interrupted while replaying the log", e);
+                failure = new StorageIOException("interrupted while replaying the log", e);
+                throw failure;
+            } catch (ExecutionException e) {
+                Throwable cause = e.getCause();
+                if (cause instanceof Error err) {
+                    error = err;
+                } else {
+                    failure = cause instanceof RuntimeException r ? r : new IllegalStateException(cause);
+                }
+                failIfFailed();
+                return;
             }
-            failIfFailed();
+            for (int t = 0; t < byTree.length; t++) {
+                if (byTree[t] != null) {
+                    Writes writes = perTree.get(t);
+                    if (writes == null) {
+                        perTree.set(t, byTree[t]);
+                    } else {
+                        writes.addAll(byTree[t]);
+                    }
+                }
+            }
         }
 
         private void failIfFailed() {
-            Throwable e = failure;
-            if (e instanceof RuntimeException r) {
-                throw r;
+            if (failure != null) {
+                throw failure;
             }
-            if (e instanceof Error err) {
-                throw err;
+            if (error != null) {
+                throw error;
             }
         }
 
-        /** Stops the thread if {@link #finish} did not (the reading failed). */
+        /** Stops the threads (at the end, or when the reading failed). */
         @Override
         public void close() {
-            thread.interrupt();
+            pool.shutdownNow();
         }
     }
 
@@ -154,7 +194,7 @@ final class Replay {
         if (threads <= 1) {
             long grown = 0;
             for (int t : trees) {
-                grown += applyTo(db.trees[t].mem(), perTree.get(t));
+                grown += applyTo(db.trees[t], perTree.get(t));
             }
             return grown;
         }
@@ -166,9 +206,9 @@ final class Replay {
         try {
             List<Future<Long>> results = new ArrayList<>();
             for (int t : trees) {
-                Memtable mem = db.trees[t].mem();
-                List<Entry> entries = perTree.get(t);
-                results.add(pool.submit(() -> applyTo(mem, entries)));
+                Tree tree = db.trees[t];
+                Writes writes = perTree.get(t);
+                results.add(pool.submit(() -> applyTo(tree, writes)));
             }
             long grown = 0;
             for (Future<Long> f : results) {
@@ -192,33 +232,23 @@ final class Replay {
         }
     }
 
-    /** One tree's writes into its (empty) memtable; returns the bytes it grew by. */
-    private static long applyTo(Memtable mem, List<Entry> inLogOrder) {
-        long before = mem.bytes();
-        int n = inLogOrder.size();
-        Entry[] sorted = inLogOrder.toArray(new Entry[0]);
-        Arrays.sort(sorted, (a, b) -> InternalKey.compare(a.key, b.key));
-        boolean sameKeyAndSequence = false;
-        for (int i = 1; i < n && !sameKeyAndSequence; i++) {
-            byte[] a = sorted[i - 1].key;
-            byte[] b = sorted[i].key;
-            sameKeyAndSequence = InternalKey.sameUserKey(a, b) && InternalKey.sequence(a) == InternalKey.sequence(b);
-        }
-        if (sameKeyAndSequence || !mem.isEmpty()) {
+    /** One tree's writes into its memtable; returns the bytes it grew by. */
+    private static long applyTo(Tree tree, Writes writes) {
+        Memtable mem = tree.mem();
+        int n = writes.count;
+        InternalKeySort.Result sorted = mem.isEmpty() ? InternalKeySort.order(writes.keys, n) : null;
+        if (sorted == null || sorted.keyAndSequenceTwice()) {
             // Not written by this engine (it logs one write per key per batch): add in log order, as ever.
-            for (Entry e : inLogOrder) {
-                byte[] userKey = Arrays.copyOf(e.key, e.key.length - InternalKey.TRAILER_SIZE);
-                mem.add(userKey, InternalKey.sequence(e.key), InternalKey.kind(e.key), e.value);
-            }
-        } else {
-            byte[][] keys = new byte[n][];
-            byte[][] values = new byte[n][];
+            long before = mem.bytes();
             for (int i = 0; i < n; i++) {
-                keys[i] = sorted[i].key;
-                values[i] = sorted[i].value;
+                byte[] key = writes.keys[i];
+                byte[] userKey = Arrays.copyOf(key, key.length - InternalKey.TRAILER_SIZE);
+                mem.add(userKey, InternalKey.sequence(key), InternalKey.kind(key), writes.values[i]);
             }
-            mem.addSorted(keys, values, n);
+            return mem.bytes() - before;
         }
-        return mem.bytes() - before;
+        Memtable recovered = Memtable.recovered(writes.keys, writes.values, sorted.order());
+        tree.installRecovered(recovered);
+        return recovered.bytes();
     }
 }

@@ -212,6 +212,22 @@ final class Tree {
         return mem;
     }
 
+    /**
+     * Makes {@code recovered} (built by recovery, {@link Memtable#recovered}) the active memtable in place of the
+     * empty one the tree started with. Called while the store opens, before any write or read.
+     */
+    void installRecovered(Memtable recovered) {
+        View old;
+        synchronized (this) {
+            if (!mem.isEmpty() || !immutables.isEmpty()) {
+                throw new IllegalStateException("tree " + id + " already holds writes");
+            }
+            mem = recovered;
+            old = publish();
+        }
+        release(old);
+    }
+
     /** Freezes the active memtable (if it holds anything) and starts a new one. Called under the commit lock. */
     boolean switchMemtable() {
         Shared old;

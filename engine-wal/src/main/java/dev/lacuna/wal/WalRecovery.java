@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.TreeMap;
+import java.util.function.Consumer;
 
 /**
  * Validates the segments found in a log directory and leaves them all sealed and durable: every record is
@@ -41,10 +42,23 @@ final class WalRecovery {
     private record Tail(SegmentHeader header, long cutAt, boolean seal, long nextLsn) {
     }
 
+    /**
+     * Where the records recovery checks go, from LSN {@code fromLsn} on ({@link Wal#open(Vfs, Path, WalOptions,
+     * Wal.Coverage, long, Consumer)}); records before it are checked without being copied out.
+     */
+    record Replay(long fromLsn, Consumer<WalRecord> records) {
+    }
+
     private WalRecovery() {
     }
 
     static Result recover(Vfs vfs, Path dir, WalOptions options, Wal.Coverage coverage) throws IOException {
+        return recover(vfs, dir, options, coverage, null);
+    }
+
+    /** As {@link #recover(Vfs, Path, WalOptions, Wal.Coverage)}, handing {@code replay} the records it checks. */
+    static Result recover(Vfs vfs, Path dir, WalOptions options, Wal.Coverage coverage, Replay replay)
+            throws IOException {
         List<Long> numbers = new ArrayList<>();
         for (String name : vfs.list(dir)) {
             long n = WalFormat.parseSegmentName(name);
@@ -77,10 +91,10 @@ final class WalRecovery {
                             + header.firstLsn() + " but the one before it ends at " + (nextLsn - 1));
                 }
                 if (last) {
-                    tail = checkLast(file, header, options.recoveryMode());
+                    tail = checkLast(file, header, options.recoveryMode(), replay);
                     nextLsn = tail.nextLsn();
                 } else {
-                    nextLsn = checkSealed(file, header);
+                    nextLsn = checkSealed(file, header, replay);
                 }
                 segments.put(number, header.firstLsn());
             }
@@ -100,11 +114,11 @@ final class WalRecovery {
     }
 
     /** Checks a segment that has a successor: it must have been sealed. Returns the LSN after its last record. */
-    private static long checkSealed(VfsFile file, SegmentHeader header) throws IOException {
+    private static long checkSealed(VfsFile file, SegmentHeader header, Replay replay) throws IOException {
         SegmentReader reader = new SegmentReader(file, header);
         long size = file.size();
-        while (reader.skip(size)) {
-            // every record is decoded and checked; the engine replays them through a reader later
+        while (step(reader, size, replay)) {
+            // every record is decoded and checked, and handed to the replay if it wants it
         }
         switch (reader.end()) {
             case ZERO_FILL -> throw new CorruptionException(file.name(), reader.validEnd(),
@@ -130,13 +144,15 @@ final class WalRecovery {
      * with nothing well-formed after it, whose first fragment is not one flipped bit away from a
      * well-formed one, is a torn tail; anything else is damage, refused in either mode.
      */
-    private static Tail checkLast(VfsFile file, SegmentHeader header, RecoveryMode mode) throws IOException {
+    private static Tail checkLast(VfsFile file, SegmentHeader header, RecoveryMode mode, Replay replay)
+            throws IOException {
         SegmentReader reader = new SegmentReader(file, header);
         long size = file.size();
         CorruptionException damage = null;
         try {
-            while (reader.skip(size)) {
-                // every record is decoded and checked
+            while (step(reader, size, replay)) {
+                // every record is decoded and checked, and handed to the replay if it wants it; records after
+                // damage tolerated as a torn tail are not read, as a reader of the repaired log would not
             }
         } catch (CorruptionException e) {
             if (mode == RecoveryMode.ABSOLUTE) {
@@ -167,6 +183,22 @@ final class WalRecovery {
             }
         }
         return new Tail(header, end, header.sealable() && !sealed, reader.expectedLsn());
+    }
+
+    /**
+     * Reads and checks the next record below {@code limit}, handing it to {@code replay} if it wants it (copied out
+     * then, only checked otherwise); returns whether there was one.
+     */
+    private static boolean step(SegmentReader reader, long limit, Replay replay) throws IOException {
+        if (replay == null || reader.expectedLsn() < replay.fromLsn()) {
+            return reader.skip(limit);
+        }
+        WalRecord record = reader.next(limit);
+        if (record == null) {
+            return false;
+        }
+        replay.records().accept(record);
+        return true;
     }
 
     private static CorruptionException middleDamage(VfsFile file, long stop, String evidence, long lsn,

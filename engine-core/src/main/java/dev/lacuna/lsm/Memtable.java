@@ -314,7 +314,9 @@ final class Memtable {
             }
         }
         if (!keys.isEmpty()) {
-            young.addSorted(keys.toArray(new byte[0][]), values.toArray(new byte[0][]), keys.size());
+            // In key order already, as the walk found them: the bulk build takes them as they are.
+            young = recovered(keys.toArray(new byte[0][]), values.toArray(new byte[0][]),
+                    java.util.stream.IntStream.range(0, keys.size()).toArray());
             for (DeadPair pair : purgeable) {
                 if (young.entries.containsKey(pair.put())) {
                     young.purgeable.add(pair);

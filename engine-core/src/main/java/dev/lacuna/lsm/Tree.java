@@ -217,7 +217,7 @@ final class Tree {
      * empty one the tree started with. Called while the store opens, before any write or read.
      */
     void installRecovered(Memtable recovered) {
-        View old;
+        Shared old;
         synchronized (this) {
             if (!mem.isEmpty() || !immutables.isEmpty()) {
                 throw new IllegalStateException("tree " + id + " already holds writes");

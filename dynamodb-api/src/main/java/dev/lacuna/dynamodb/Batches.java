@@ -24,6 +24,7 @@ import software.amazon.awssdk.services.dynamodb.model.BatchGetItemResponse;
 import software.amazon.awssdk.services.dynamodb.model.BatchWriteItemRequest;
 import software.amazon.awssdk.services.dynamodb.model.BatchWriteItemResponse;
 import software.amazon.awssdk.services.dynamodb.model.Get;
+import software.amazon.awssdk.services.dynamodb.model.ItemCollectionMetrics;
 import software.amazon.awssdk.services.dynamodb.model.ItemResponse;
 import software.amazon.awssdk.services.dynamodb.model.KeysAndAttributes;
 import software.amazon.awssdk.services.dynamodb.model.TransactGetItem;
@@ -43,10 +44,12 @@ import software.amazon.awssdk.services.dynamodb.model.WriteRequest;
 final class Batches {
     private final Database db;
     private final Tables tables;
+    private final CollectionMetrics metrics;
 
     Batches(Database db, Tables tables) {
         this.db = db;
         this.tables = tables;
+        this.metrics = new CollectionMetrics(db, tables);
     }
 
     BatchGetItemResponse batchGet(BatchGetItemRequest r) {
@@ -96,6 +99,7 @@ final class Batches {
                     r.hasRequestItems() ? "Member must have length greater than or equal to 1" : "Member must not be null");
         }
         BatchWriteItem batch = new BatchWriteItem();
+        List<Map.Entry<String, Map<String, AttributeValue>>> written = new ArrayList<>();
         for (Map.Entry<String, List<WriteRequest>> e : r.requestItems().entrySet()) {
             String table = e.getKey();
             TableSpec spec = tables.spec(table);
@@ -105,13 +109,22 @@ final class Batches {
                 }
                 if (w.putRequest() != null) {
                     batch.put(table, Values.item(Errors.required(w.putRequest().item(), "putRequest.item")));
+                    written.add(Map.entry(table, w.putRequest().item()));
                 } else {
                     batch.delete(table, Values.key(Errors.required(w.deleteRequest().key(), "deleteRequest.key"), spec));
+                    written.add(Map.entry(table, w.deleteRequest().key()));
                 }
             }
         }
+        boolean askedMetrics = CollectionMetrics.asked(r.returnItemCollectionMetricsAsString());
         db.batchWriteItem(batch);
-        return BatchWriteItemResponse.builder().unprocessedItems(Map.of()).build();
+        BatchWriteItemResponse.Builder b = BatchWriteItemResponse.builder().unprocessedItems(Map.of());
+        Map<String, List<ItemCollectionMetrics>> collections = askedMetrics ? metrics.of(written) : Map.of();
+        if (!collections.isEmpty()) {
+            // DynamoDB leaves the member out when no table written has a local index.
+            b.itemCollectionMetrics(collections);
+        }
+        return b.build();
     }
 
     TransactWriteItemsResponse transactWrite(TransactWriteItemsRequest r) {
@@ -120,6 +133,7 @@ final class Batches {
                     r.hasTransactItems() ? "Member must have length greater than or equal to 1" : "Member must not be null");
         }
         List<TransactWrite> writes = new ArrayList<>();
+        List<Map.Entry<String, Map<String, AttributeValue>>> written = new ArrayList<>();
         for (TransactWriteItem t : r.transactItems()) {
             int kinds = (t.put() != null ? 1 : 0) + (t.update() != null ? 1 : 0) + (t.delete() != null ? 1 : 0)
                     + (t.conditionCheck() != null ? 1 : 0);
@@ -133,6 +147,7 @@ final class Batches {
                 writeParts(put, p.conditionExpression(), p.expressionAttributeNames(), p.expressionAttributeValues(),
                         p.returnValuesOnConditionCheckFailureAsString());
                 writes.add(new TransactWrite(table, put));
+                written.add(Map.entry(table, p.item()));
             } else if (t.update() != null) {
                 var u = t.update();
                 String table = Errors.required(u.tableName(), "transactItems.member.update.tableName");
@@ -142,6 +157,7 @@ final class Batches {
                 writeParts(update, u.conditionExpression(), u.expressionAttributeNames(), u.expressionAttributeValues(),
                         u.returnValuesOnConditionCheckFailureAsString());
                 writes.add(new TransactWrite(table, update));
+                written.add(Map.entry(table, u.key()));
             } else if (t.delete() != null) {
                 var d = t.delete();
                 String table = Errors.required(d.tableName(), "transactItems.member.delete.tableName");
@@ -150,6 +166,7 @@ final class Batches {
                 writeParts(delete, d.conditionExpression(), d.expressionAttributeNames(), d.expressionAttributeValues(),
                         d.returnValuesOnConditionCheckFailureAsString());
                 writes.add(new TransactWrite(table, delete));
+                written.add(Map.entry(table, d.key()));
             } else {
                 var c = t.conditionCheck();
                 String table = Errors.required(c.tableName(), "transactItems.member.conditionCheck.tableName");
@@ -161,8 +178,16 @@ final class Batches {
                 writes.add(new TransactWrite(table, check));
             }
         }
+        // A ConditionCheck writes nothing, so it has no collection to report (DynamoDB lists Put, Update, Delete).
+        boolean askedMetrics = CollectionMetrics.asked(r.returnItemCollectionMetricsAsString());
         db.transactWriteItems(writes, r.clientRequestToken());
-        return TransactWriteItemsResponse.builder().build();
+        TransactWriteItemsResponse.Builder b = TransactWriteItemsResponse.builder();
+        Map<String, List<ItemCollectionMetrics>> collections = askedMetrics ? metrics.of(written) : Map.of();
+        if (!collections.isEmpty()) {
+            // DynamoDB leaves the member out when no table written has a local index.
+            b.itemCollectionMetrics(collections);
+        }
+        return b.build();
     }
 
     TransactGetItemsResponse transactGet(TransactGetItemsRequest r) {

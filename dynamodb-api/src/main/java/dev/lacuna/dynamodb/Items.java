@@ -32,10 +32,12 @@ import software.amazon.awssdk.services.dynamodb.model.UpdateItemResponse;
 final class Items {
     private final Database db;
     private final Tables tables;
+    private final CollectionMetrics metrics;
 
     Items(Database db, Tables tables) {
         this.db = db;
         this.tables = tables;
+        this.metrics = new CollectionMetrics(db, tables);
     }
 
     GetItemResponse get(GetItemRequest r) {
@@ -62,10 +64,14 @@ final class Items {
         write(put, r.conditionExpression(), r.expressionAttributeNames(), r.expressionAttributeValues(),
                 r.returnValuesAsString(), r.returnValuesOnConditionCheckFailureAsString());
         Legacy.expected(put, r.hasExpected() ? r.expected() : null, r.conditionalOperatorAsString());
+        boolean askedMetrics = CollectionMetrics.asked(r.returnItemCollectionMetricsAsString());
         Optional<Item> old = db.putItem(table, put);
         PutItemResponse.Builder b = PutItemResponse.builder().attributes(old.map(Values::sdk).orElse(null));
         if (Capacity.asked(r.returnConsumedCapacityAsString())) {
             b.consumedCapacity(Capacity.write(table, r.item(), false));
+        }
+        if (askedMetrics) {
+            b.itemCollectionMetrics(metrics.of(table, r.item()));
         }
         return b.build();
     }
@@ -81,10 +87,14 @@ final class Items {
             update.update(expression);
         }
         Legacy.expected(update, r.hasExpected() ? r.expected() : null, r.conditionalOperatorAsString());
+        boolean askedMetrics = CollectionMetrics.asked(r.returnItemCollectionMetricsAsString());
         Optional<Item> result = db.updateItem(table, update);
         UpdateItemResponse.Builder b = UpdateItemResponse.builder().attributes(result.map(Values::sdk).orElse(null));
         if (Capacity.asked(r.returnConsumedCapacityAsString())) {
             b.consumedCapacity(Capacity.write(table, r.key(), false));
+        }
+        if (askedMetrics) {
+            b.itemCollectionMetrics(metrics.of(table, r.key()));
         }
         return b.build();
     }
@@ -95,10 +105,14 @@ final class Items {
         write(delete, r.conditionExpression(), r.expressionAttributeNames(), r.expressionAttributeValues(),
                 r.returnValuesAsString(), r.returnValuesOnConditionCheckFailureAsString());
         Legacy.expected(delete, r.hasExpected() ? r.expected() : null, r.conditionalOperatorAsString());
+        boolean askedMetrics = CollectionMetrics.asked(r.returnItemCollectionMetricsAsString());
         Optional<Item> old = db.deleteItem(table, delete);
         DeleteItemResponse.Builder b = DeleteItemResponse.builder().attributes(old.map(Values::sdk).orElse(null));
         if (Capacity.asked(r.returnConsumedCapacityAsString())) {
             b.consumedCapacity(Capacity.write(table, r.key(), false));
+        }
+        if (askedMetrics) {
+            b.itemCollectionMetrics(metrics.of(table, r.key()));
         }
         return b.build();
     }

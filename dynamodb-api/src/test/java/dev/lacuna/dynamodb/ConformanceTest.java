@@ -56,6 +56,7 @@ import software.amazon.awssdk.services.dynamodb.model.QueryResponse;
 import software.amazon.awssdk.services.dynamodb.model.ResourceInUseException;
 import software.amazon.awssdk.services.dynamodb.model.ResourceNotFoundException;
 import software.amazon.awssdk.services.dynamodb.model.ReturnConsumedCapacity;
+import software.amazon.awssdk.services.dynamodb.model.ReturnItemCollectionMetrics;
 import software.amazon.awssdk.services.dynamodb.model.ReturnValue;
 import software.amazon.awssdk.services.dynamodb.model.ReturnValuesOnConditionCheckFailure;
 import software.amazon.awssdk.services.dynamodb.model.ScalarAttributeType;
@@ -1116,5 +1117,89 @@ abstract class ConformanceTest {
                 .extracting(m -> m.get("sk").s()).containsExactly("PROFILE", "TAG#decision-maker");
         assertThat(dynamo.getItem(b -> b.tableName(TABLE).key(keyOf("CONTACT#c2", "PROFILE"))).item().get("company"))
                 .isEqualTo(s("orbit-labs"));
+    }
+
+    @Test
+    void shouldReturnItemCollectionMetricsOnSingleWritesOnlyWhenAskedOnATableWithALocalIndex() {
+        createTickets();
+        Map<String, AttributeValue> collection = Map.of("pk", s("T#1"));
+        var put = dynamo.putItem(b -> b.tableName(TABLE).item(ticket("T#1", "A", "priority", 3, "title", "x"))
+                .returnItemCollectionMetrics(ReturnItemCollectionMetrics.SIZE));
+        assertThat(put.itemCollectionMetrics().itemCollectionKey()).isEqualTo(collection);
+        assertThat(put.itemCollectionMetrics().sizeEstimateRangeGB()).containsExactly(0.0, 1.0);
+        var update = dynamo.updateItem(b -> b.tableName(TABLE).key(keyOf("T#1", "B"))
+                .updateExpression("SET priority = :p").expressionAttributeValues(Map.of(":p", n("1")))
+                .returnItemCollectionMetrics(ReturnItemCollectionMetrics.SIZE));
+        assertThat(update.itemCollectionMetrics().itemCollectionKey()).isEqualTo(collection);
+        assertThat(update.itemCollectionMetrics().sizeEstimateRangeGB()).containsExactly(0.0, 1.0);
+        var delete = dynamo.deleteItem(b -> b.tableName(TABLE).key(keyOf("T#1", "A"))
+                .returnItemCollectionMetrics(ReturnItemCollectionMetrics.SIZE));
+        assertThat(delete.itemCollectionMetrics().itemCollectionKey()).isEqualTo(collection);
+        assertThat(delete.itemCollectionMetrics().sizeEstimateRangeGB()).containsExactly(0.0, 1.0);
+
+        // Not asked (the default, or NONE): DynamoDB leaves the member out.
+        assertThat(dynamo.putItem(b -> b.tableName(TABLE).item(ticket("T#1", "C"))).itemCollectionMetrics()).isNull();
+        assertThat(dynamo.updateItem(b -> b.tableName(TABLE).key(keyOf("T#1", "C")).updateExpression("SET a = :a")
+                .expressionAttributeValues(Map.of(":a", s("v")))
+                .returnItemCollectionMetrics(ReturnItemCollectionMetrics.NONE)).itemCollectionMetrics()).isNull();
+        assertThat(dynamo.deleteItem(b -> b.tableName(TABLE).key(keyOf("T#1", "C"))
+                .returnItemCollectionMetrics(ReturnItemCollectionMetrics.NONE)).itemCollectionMetrics()).isNull();
+
+        // A table without a local index has no item collections to report, even when asked.
+        dynamo.createTable(b -> b.tableName("Agents").attributeDefinitions(def("id", ScalarAttributeType.S))
+                .keySchema(key("id", KeyType.HASH)));
+        assertThat(dynamo.putItem(b -> b.tableName("Agents").item(Map.of("id", s("a1")))
+                .returnItemCollectionMetrics(ReturnItemCollectionMetrics.SIZE)).itemCollectionMetrics()).isNull();
+        assertThat(dynamo.updateItem(b -> b.tableName("Agents").key(Map.of("id", s("a1"))).updateExpression("SET a = :a")
+                .expressionAttributeValues(Map.of(":a", s("v")))
+                .returnItemCollectionMetrics(ReturnItemCollectionMetrics.SIZE)).itemCollectionMetrics()).isNull();
+        assertThat(dynamo.deleteItem(b -> b.tableName("Agents").key(Map.of("id", s("a1")))
+                .returnItemCollectionMetrics(ReturnItemCollectionMetrics.SIZE)).itemCollectionMetrics()).isNull();
+    }
+
+    @Test
+    void shouldReturnItemCollectionMetricsPerTableAndCollectionForBatchesAndTransactions() {
+        createTickets();
+        dynamo.createTable(b -> b.tableName("Agents").attributeDefinitions(def("id", ScalarAttributeType.S))
+                .keySchema(key("id", KeyType.HASH)));
+        dynamo.putItem(b -> b.tableName(TABLE).item(ticket("T#3", "A")));
+        BatchWriteItemResponse batch = dynamo.batchWriteItem(b -> b.requestItems(Map.of(
+                TABLE, List.of(WriteRequest.builder().putRequest(p -> p.item(ticket("T#1", "A", "priority", 2))).build(),
+                        WriteRequest.builder().putRequest(p -> p.item(ticket("T#1", "B"))).build(),
+                        WriteRequest.builder().deleteRequest(d -> d.key(keyOf("T#3", "A"))).build()),
+                "Agents", List.of(WriteRequest.builder().putRequest(p -> p.item(Map.of("id", s("a1")))).build())))
+                .returnItemCollectionMetrics(ReturnItemCollectionMetrics.SIZE));
+        assertThat(batch.itemCollectionMetrics()).containsOnlyKeys(TABLE);
+        assertThat(batch.itemCollectionMetrics().get(TABLE)).extracting(m -> m.itemCollectionKey())
+                .containsExactlyInAnyOrder(Map.of("pk", s("T#1")), Map.of("pk", s("T#3")));
+        assertThat(batch.itemCollectionMetrics().get(TABLE)).allSatisfy(m ->
+                assertThat(m.sizeEstimateRangeGB()).containsExactly(0.0, 1.0));
+        assertThat(dynamo.batchWriteItem(b -> b.requestItems(Map.of(TABLE, List.of(WriteRequest.builder()
+                .putRequest(p -> p.item(ticket("T#1", "C"))).build())))).hasItemCollectionMetrics()).isFalse();
+        assertThat(dynamo.batchWriteItem(b -> b.requestItems(Map.of("Agents", List.of(WriteRequest.builder()
+                .putRequest(p -> p.item(Map.of("id", s("a2")))).build())))
+                .returnItemCollectionMetrics(ReturnItemCollectionMetrics.SIZE)).hasItemCollectionMetrics()).isFalse();
+
+        var tx = dynamo.transactWriteItems(b -> b.transactItems(
+                TransactWriteItem.builder().put(Put.builder().tableName(TABLE).item(ticket("T#4", "A")).build()).build(),
+                TransactWriteItem.builder().update(Update.builder().tableName(TABLE).key(keyOf("T#5", "A"))
+                        .updateExpression("SET priority = :p").expressionAttributeValues(Map.of(":p", n("1"))).build())
+                        .build(),
+                TransactWriteItem.builder().delete(Delete.builder().tableName(TABLE).key(keyOf("T#4", "B")).build())
+                        .build(),
+                TransactWriteItem.builder().conditionCheck(ConditionCheck.builder().tableName(TABLE)
+                        .key(keyOf("T#1", "A")).conditionExpression("attribute_exists(pk)").build()).build(),
+                TransactWriteItem.builder().put(Put.builder().tableName("Agents").item(Map.of("id", s("a3"))).build())
+                        .build())
+                .returnItemCollectionMetrics(ReturnItemCollectionMetrics.SIZE));
+        // One entry per collection written (T#4 twice, once), none for the condition check's T#1 or for Agents.
+        assertThat(tx.itemCollectionMetrics()).containsOnlyKeys(TABLE);
+        assertThat(tx.itemCollectionMetrics().get(TABLE)).extracting(m -> m.itemCollectionKey())
+                .containsExactlyInAnyOrder(Map.of("pk", s("T#4")), Map.of("pk", s("T#5")));
+        assertThat(tx.itemCollectionMetrics().get(TABLE)).allSatisfy(m ->
+                assertThat(m.sizeEstimateRangeGB()).containsExactly(0.0, 1.0));
+        assertThat(dynamo.transactWriteItems(b -> b.transactItems(TransactWriteItem.builder()
+                .put(Put.builder().tableName(TABLE).item(ticket("T#6", "A")).build()).build()))
+                .hasItemCollectionMetrics()).isFalse();
     }
 }

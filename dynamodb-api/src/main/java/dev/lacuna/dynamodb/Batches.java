@@ -75,11 +75,14 @@ final class Batches {
                 batch.get(table, get);
             }
         }
+        boolean askedCapacity = Capacity.asked(r.returnConsumedCapacityAsString());
         BatchGetResult result = db.batchGetItem(batch);
+        List<Map.Entry<String, Map<String, AttributeValue>>> read = new ArrayList<>();
         result.responses().forEach((table, items) -> {
             List<Map<String, AttributeValue>> list = responses.computeIfAbsent(table, t -> new ArrayList<>());
             for (Item item : items) {
                 list.add(Values.sdk(item));
+                read.add(Map.entry(table, list.get(list.size() - 1)));
             }
         });
         Map<String, List<Map<String, AttributeValue>>> unprocessedKeys = new LinkedHashMap<>();
@@ -90,7 +93,12 @@ final class Batches {
         Map<String, KeysAndAttributes> unprocessed = new LinkedHashMap<>();
         unprocessedKeys.forEach((table, keys) -> unprocessed.put(table,
                 r.requestItems().get(table).toBuilder().keys(keys).build()));
-        return BatchGetItemResponse.builder().responses(responses).unprocessedKeys(unprocessed).build();
+        BatchGetItemResponse.Builder b = BatchGetItemResponse.builder().responses(responses).unprocessedKeys(unprocessed);
+        if (askedCapacity) {
+            b.consumedCapacity(Capacity.reads(read,
+                    table -> Boolean.TRUE.equals(r.requestItems().get(table).consistentRead()), false));
+        }
+        return b.build();
     }
 
     BatchWriteItemResponse batchWrite(BatchWriteItemRequest r) {
@@ -117,8 +125,12 @@ final class Batches {
             }
         }
         boolean askedMetrics = CollectionMetrics.asked(r.returnItemCollectionMetricsAsString());
+        boolean askedCapacity = Capacity.asked(r.returnConsumedCapacityAsString());
         db.batchWriteItem(batch);
         BatchWriteItemResponse.Builder b = BatchWriteItemResponse.builder().unprocessedItems(Map.of());
+        if (askedCapacity) {
+            b.consumedCapacity(Capacity.writes(written, false));
+        }
         Map<String, List<ItemCollectionMetrics>> collections = askedMetrics ? metrics.of(written) : Map.of();
         if (!collections.isEmpty()) {
             // DynamoDB leaves the member out when no table written has a local index.
@@ -180,8 +192,12 @@ final class Batches {
         }
         // A ConditionCheck writes nothing, so it has no collection to report (DynamoDB lists Put, Update, Delete).
         boolean askedMetrics = CollectionMetrics.asked(r.returnItemCollectionMetricsAsString());
+        boolean askedCapacity = Capacity.asked(r.returnConsumedCapacityAsString());
         db.transactWriteItems(writes, r.clientRequestToken());
         TransactWriteItemsResponse.Builder b = TransactWriteItemsResponse.builder();
+        if (askedCapacity) {
+            b.consumedCapacity(Capacity.writes(written, true));
+        }
         Map<String, List<ItemCollectionMetrics>> collections = askedMetrics ? metrics.of(written) : Map.of();
         if (!collections.isEmpty()) {
             // DynamoDB leaves the member out when no table written has a local index.
@@ -207,11 +223,20 @@ final class Batches {
             }
             gets.add(new TransactGet(table, get));
         }
+        boolean askedCapacity = Capacity.asked(r.returnConsumedCapacityAsString());
         List<ItemResponse> responses = new ArrayList<>();
+        List<Map.Entry<String, Map<String, AttributeValue>>> read = new ArrayList<>();
+        int i = 0;
         for (Optional<Item> item : db.transactGetItems(gets)) {
-            responses.add(ItemResponse.builder().item(item.map(Values::sdk).orElse(null)).build());
+            Map<String, AttributeValue> sdk = item.map(Values::sdk).orElse(null);
+            responses.add(ItemResponse.builder().item(sdk).build());
+            read.add(new java.util.AbstractMap.SimpleEntry<>(gets.get(i++).table(), sdk)); // null: not found, one unit
         }
-        return TransactGetItemsResponse.builder().responses(responses).build();
+        TransactGetItemsResponse.Builder b = TransactGetItemsResponse.builder().responses(responses);
+        if (askedCapacity) {
+            b.consumedCapacity(Capacity.reads(read, table -> true, true));
+        }
+        return b.build();
     }
 
     private static void writeParts(dev.lacuna.WriteRequest<?> w, String condition, Map<String, String> names,

@@ -43,6 +43,42 @@ final class Capacity {
         return ConsumedCapacity.builder().tableName(table).capacityUnits(units).readCapacityUnits(units).build();
     }
 
+    /**
+     * The capacity of the writes of a batch or a transaction, one entry per table in the order first written
+     * (DynamoDB's {@code ConsumedCapacity} list): each item a write unit per started kilobyte, twice that in a
+     * transaction.
+     */
+    static List<ConsumedCapacity> writes(List<Map.Entry<String, Map<String, AttributeValue>>> written,
+                                         boolean transactional) {
+        Map<String, Double> units = new java.util.LinkedHashMap<>();
+        for (Map.Entry<String, Map<String, AttributeValue>> w : written) {
+            units.merge(w.getKey(), write(w.getKey(), w.getValue(), transactional).capacityUnits(), Double::sum);
+        }
+        List<ConsumedCapacity> out = new java.util.ArrayList<>();
+        units.forEach((table, u) -> out.add(ConsumedCapacity.builder().tableName(table).capacityUnits(u)
+                .writeCapacityUnits(u).build()));
+        return out;
+    }
+
+    /**
+     * The capacity of the item reads of a batch or a transaction, one entry per table: each item (found or not) a
+     * read unit per started 4 KB, half that for an eventually consistent read, twice that in a transaction.
+     * {@code consistent} tells, by table, whether its reads were asked strongly consistent.
+     */
+    static List<ConsumedCapacity> reads(List<Map.Entry<String, Map<String, AttributeValue>>> read,
+                                        java.util.function.Predicate<String> consistent, boolean transactional) {
+        Map<String, Double> units = new java.util.LinkedHashMap<>();
+        for (Map.Entry<String, Map<String, AttributeValue>> r : read) {
+            double u = Math.max(1, Math.ceil(size(r.getValue()) / 4096.0))
+                    * (transactional ? 2 : consistent.test(r.getKey()) ? 1 : 0.5);
+            units.merge(r.getKey(), u, Double::sum);
+        }
+        List<ConsumedCapacity> out = new java.util.ArrayList<>();
+        units.forEach((table, u) -> out.add(ConsumedCapacity.builder().tableName(table).capacityUnits(u)
+                .readCapacityUnits(u).build()));
+        return out;
+    }
+
     /** An item's size by DynamoDB's rules: each attribute's name in UTF-8 plus its value. */
     static long size(Map<String, AttributeValue> item) {
         if (item == null) {

@@ -1054,6 +1054,46 @@ abstract class ConformanceTest {
     }
 
     @Test
+    void shouldReportConsumedCapacityPerTableForBatchesAndTransactionsOnlyWhenAsked() {
+        createTickets();
+        String big = "x".repeat(1500); // 1.5 KB items: two write units each
+        var batch = dynamo.batchWriteItem(b -> b.requestItems(Map.of(TABLE, List.of(
+                WriteRequest.builder().putRequest(p -> p.item(ticket("T#1", "META", "body", big))).build(),
+                WriteRequest.builder().putRequest(p -> p.item(ticket("T#2", "META"))).build())))
+                .returnConsumedCapacity(ReturnConsumedCapacity.TOTAL));
+        assertThat(batch.consumedCapacity()).singleElement().satisfies(c -> {
+            assertThat(c.tableName()).isEqualTo(TABLE);
+            assertThat(c.capacityUnits()).isEqualTo(3.0); // 2 + 1
+        });
+        assertThat(dynamo.batchWriteItem(b -> b.requestItems(Map.of(TABLE, List.of(WriteRequest.builder()
+                .putRequest(p -> p.item(ticket("T#3", "META"))).build())))).consumedCapacity()).isEmpty();
+
+        var gets = dynamo.batchGetItem(b -> b.requestItems(Map.of(TABLE, KeysAndAttributes.builder()
+                .keys(keyOf("T#1", "META"), keyOf("T#2", "META")).consistentRead(true).build()))
+                .returnConsumedCapacity(ReturnConsumedCapacity.TOTAL));
+        assertThat(gets.consumedCapacity()).singleElement().satisfies(c -> assertThat(c.capacityUnits()).isEqualTo(2.0));
+        var eventual = dynamo.batchGetItem(b -> b.requestItems(Map.of(TABLE, KeysAndAttributes.builder()
+                .keys(keyOf("T#1", "META"), keyOf("T#2", "META")).build()))
+                .returnConsumedCapacity(ReturnConsumedCapacity.TOTAL));
+        assertThat(eventual.consumedCapacity()).singleElement().satisfies(c -> assertThat(c.capacityUnits()).isEqualTo(1.0));
+
+        var transaction = dynamo.transactWriteItems(b -> b.transactItems(
+                TransactWriteItem.builder().put(p -> p.tableName(TABLE).item(ticket("T#4", "META", "body", big))).build(),
+                TransactWriteItem.builder().delete(d -> d.tableName(TABLE).key(keyOf("T#3", "META"))).build())
+                .returnConsumedCapacity(ReturnConsumedCapacity.TOTAL));
+        assertThat(transaction.consumedCapacity()).singleElement()
+                .satisfies(c -> assertThat(c.capacityUnits()).isEqualTo(6.0)); // twice (2 + 1) in a transaction
+        var transactGet = dynamo.transactGetItems(b -> b.transactItems(
+                TransactGetItem.builder().get(g -> g.tableName(TABLE).key(keyOf("T#4", "META"))).build(),
+                TransactGetItem.builder().get(g -> g.tableName(TABLE).key(keyOf("T#9", "META"))).build())
+                .returnConsumedCapacity(ReturnConsumedCapacity.TOTAL));
+        assertThat(transactGet.consumedCapacity()).singleElement()
+                .satisfies(c -> assertThat(c.capacityUnits()).isEqualTo(4.0)); // two reads, found or not, twice
+        assertThat(dynamo.transactGetItems(b -> b.transactItems(TransactGetItem.builder()
+                .get(g -> g.tableName(TABLE).key(keyOf("T#4", "META"))).build())).consumedCapacity()).isEmpty();
+    }
+
+    @Test
     void shouldServeTheWorkOrdersAccessPatterns() {
         // The field-service seed model: status and date packed into the sort key, no index; closing an order moves
         // it to a new key, in one transaction so that it is never under neither status.

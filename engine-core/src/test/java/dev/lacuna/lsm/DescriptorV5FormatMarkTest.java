@@ -9,7 +9,6 @@ import dev.lacuna.kv.KvOptions;
 import dev.lacuna.StreamSpecification;
 import dev.lacuna.StreamViewType;
 import dev.lacuna.TableSpec;
-import dev.lacuna.manifest.Manifest;
 import dev.lacuna.manifest.VersionEdit;
 import dev.lacuna.vfs.MemVfs;
 import java.nio.file.Path;
@@ -39,29 +38,17 @@ class DescriptorV5FormatMarkTest {
             set.startManifest();
             set.logAndApply(new VersionEdit().store(2, LsmStore.OWNER_ITEMS), 0);
         }
-        assertThat(storedFormat(vfs)).isEqualTo(2);
+        assertThat(FailedOpenKeepsFormatTest.storedFormat(vfs)).isEqualTo(2);
         try (Database db = Database.open(DIR, options)) {
-            assertThat(storedFormat(vfs)).as("an open that writes nothing keeps the mark").isEqualTo(2);
+            assertThat(FailedOpenKeepsFormatTest.storedFormat(vfs)).as("an open that writes nothing keeps the mark").isEqualTo(2);
             db.updateTable(TableSpec.builder("Tickets").partitionKey("pk", AttributeValue.Type.S).partitions(1)
                     .streamSpecification(StreamSpecification.DISABLED).build());
-            assertThat(storedFormat(vfs)).as("marked with the version 5 descriptor that keeps the view type")
+            assertThat(FailedOpenKeepsFormatTest.storedFormat(vfs)).as("marked with the version 5 descriptor that keeps the view type")
                     .isEqualTo(VersionSet.STORE_FORMAT).isGreaterThan(2);
         }
         try (Database db = Database.open(DIR, options)) {
             assertThat(db.describeStream(arn).viewType()).isEqualTo(StreamViewType.NEW_IMAGE);
             assertThat(db.describeStream(arn).status()).isEqualTo("DISABLED");
         }
-    }
-
-    /** The directory format of the manifest's last mark (tag 14). */
-    private static int storedFormat(MemVfs vfs) throws Exception {
-        Integer format = null;
-        for (VersionEdit e : Manifest.readCurrent(vfs, DIR).edits()) {
-            if (e.storeFormat() != null) {
-                format = e.storeFormat();
-            }
-        }
-        assertThat(format).as("a directory format mark").isNotNull();
-        return format;
     }
 }

@@ -153,6 +153,13 @@ final class Db {
         Route[] r = new Route[maxId + 1];
         r[0] = new Route(0, 0, versions.treeCount());
         for (VersionEdit.Keyspace k : keyspaces) {
+            Tree first = k.firstTree() < nextTrees.length ? nextTrees[k.firstTree()] : null;
+            if (first != null && first.dropped) {
+                // Being dropped: the manifest lists it until the drop's edit, but writes to it fail from the drop's
+                // start (a keyspace created meanwhile must not bring its route back, or writes to it would be
+                // acknowledged and then discarded with its trees).
+                continue;
+            }
             r[k.id()] = new Route(k.id(), k.firstTree(), k.partitions());
         }
         List<Tree> l = new ArrayList<>();

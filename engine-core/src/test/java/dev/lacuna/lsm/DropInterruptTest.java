@@ -27,13 +27,13 @@ import org.junit.jupiter.api.Test;
  * refused with "no keyspace".
  */
 class DropInterruptTest {
-    private static KvOptions options(Vfs vfs) {
+    static KvOptions options(Vfs vfs) {
         return KvStoreTest.small(new MemVfs(), 1).toBuilder().vfs(vfs).keyspaceRouter(KeyspaceRouter.FIRST_FOUR_BYTES)
                 .durability(Durability.SYNC).build();
     }
 
     /** A thread running {@code kv.dropKeyspaces(id)}, recording what it threw and its interrupt flag after. */
-    private static final class Dropper extends Thread {
+    static final class Dropper extends Thread {
         final AtomicReference<Throwable> thrown = new AtomicReference<>();
         final AtomicBoolean interruptedAfter = new AtomicBoolean();
 

@@ -81,7 +81,7 @@ final class Recovery {
                 db.versions.startManifest();
                 deleteUnreferencedTables(db);
                 db.versions.checkpoints().forEach(db.wal::setCheckpoint); // before anything trims the log
-                decoder.finish(); // a record that did not decode fails the open here, as the log passed its checks
+                feed.finish(); // a record that did not decode, or was not decoded, fails the open here
                 replayed = new long[] {feed.records, feed.bytes};
             }
             db.memoryUsed.set(replay.apply(db));
@@ -136,6 +136,8 @@ final class Recovery {
         private final Replay.Decoder decoder;
         private List<WalRecord> batch = new ArrayList<>(REPLAY_BATCH);
         private boolean failed;
+        /** What {@link Replay.Decoder#submit} threw: the decoder keeps only a decode's failure, not its own. */
+        private Throwable failure;
         long records;
         long bytes;
 
@@ -167,7 +169,23 @@ final class Recovery {
             try {
                 decoder.submit(full);
             } catch (RuntimeException | Error e) {
-                failed = true; // the decoder keeps the failure and throws it at finish()
+                failed = true; // thrown at finish(): the records from this batch on were not replayed
+                failure = e;
+            }
+        }
+
+        /**
+         * Ends the replay's decoding: throws the first record's failure to decode, or else what a submit threw (a
+         * pool that could not start a thread, an OutOfMemoryError taking a batch back): either way records were
+         * not replayed, and the open must fail rather than go on without them.
+         */
+        void finish() {
+            decoder.finish();
+            if (failure instanceof Error e) {
+                throw e;
+            }
+            if (failure != null) {
+                throw (RuntimeException) failure;
             }
         }
     }

@@ -207,8 +207,8 @@ final class Catalog implements AutoCloseable {
             throw new ResourceInUseException("Table already exists: " + spec.name());
         }
         if (unsettled.contains(spec.name())) {
-            throw new ResourceInUseException("Table " + spec.name() + " was partly created and could not be undone;"
-                    + " it is there once the database is reopened");
+            throw new ResourceInUseException("Table " + spec.name() + " was partly created or deleted and could not"
+                    + " be settled; it is there once the database is reopened");
         }
         spec.indexes().forEach(i -> kindOf(i.kind())); // every index kind must be available before anything is made
         Instant now = clock.instant();
@@ -653,8 +653,20 @@ final class Catalog implements AutoCloseable {
         }
         keyspaces.add(t.id());
         checkpoints.addAll(streamCheckpoints(t.id()));
-        kv.dropKeyspaces(keyspaces, checkpoints);
+        try {
+            kv.dropKeyspaces(keyspaces, checkpoints);
+        } catch (RuntimeException e) {
+            // Not dropped (an interrupt undoes the drop; other failures stop the store), but no longer published:
+            // the name is refused until the reopen brings the table back whole, or a second keyspace of the name
+            // would be made and one of the two hidden behind the other.
+            settleLater(name);
+            throw e;
+        }
         return t.description("DELETED", List.of());
+    }
+
+    private synchronized void settleLater(String name) {
+        unsettled.add(name);
     }
 
     /** Removes table {@code name} from the catalog once no write of it is in flight; new writes find it gone. */

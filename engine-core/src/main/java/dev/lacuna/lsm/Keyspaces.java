@@ -5,8 +5,10 @@ import dev.lacuna.storage.StorageIOException;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * The keyspaces of a store, apart from its reads and writes (as RocksDB keeps column families beside its
@@ -83,9 +85,15 @@ final class Keyspaces {
      * changed in memory, so the keyspaces are exactly as before, and throws with the interrupt flag set.
      */
     void drop(List<Integer> ids, List<String> checkpoints) {
+        Set<Integer> seen = new HashSet<>();
         for (int id : ids) {
             if (id == 0) {
                 throw new IllegalArgumentException("keyspace 0 cannot be dropped");
+            }
+            // Named twice, its trees would be listed twice and the drop would wait for the compaction slot
+            // it had itself just claimed: it would never return.
+            if (!seen.add(id)) {
+                throw new IllegalArgumentException("keyspace " + id + " is named twice in " + ids);
             }
         }
         db.checkWritable();

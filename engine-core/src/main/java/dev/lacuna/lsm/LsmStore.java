@@ -215,6 +215,7 @@ public final class LsmStore implements AutoCloseable {
      * {@code checkpoints}, in one manifest edit: a crash leaves all of it done or none of it (a table and
      * its indexes go together).
      *
+     * @throws IllegalArgumentException if an id is 0, names no keyspace or is given twice; nothing is dropped
      * @throws StorageIOException if the calling thread is interrupted while the drop waits for the keyspaces'
      *                            flushes or compactions: nothing is dropped then (the keyspaces are as they
      *                            were), and the thread's interrupt flag is set

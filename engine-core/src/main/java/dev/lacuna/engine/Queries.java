@@ -57,6 +57,7 @@ final class Queries {
     }
 
     Page query(TableSchema table, Query q) {
+        long started = System.nanoTime(); // a read-your-writes timeout bounds both of the index's waits together
         Target target = target(table, q);
         Placeholders placeholders = Placeholders.of(q.names(), q.values());
         KeyConditionExpression keyCondition = KeyConditionExpression.parse(q.keyCondition(), placeholders);
@@ -127,7 +128,7 @@ final class Queries {
             throw new ValidationException("Consistent reads are not supported on global secondary indexes");
         }
         if (target.index != null && q.readYourWrites() != null) {
-            awaitIndex(target.index, q.readYourWrites());
+            awaitIndex(target.index, left(q.readYourWrites(), started));
         }
         if (hi != null && compare(lo, hi) >= 0) {
             return new PageBuilder(target, filter, projection, q.isCount(), q.limit(), null).build();
@@ -150,6 +151,12 @@ final class Queries {
                 lock.unlock();
             }
         }
+    }
+
+    /** What is left of {@code timeout} since {@code started} (a {@link System#nanoTime()}), never negative. */
+    private static java.time.Duration left(java.time.Duration timeout, long started) {
+        java.time.Duration left = timeout.minusNanos(System.nanoTime() - started);
+        return left.isNegative() ? java.time.Duration.ZERO : left;
     }
 
     /** Waits until the index has applied every write acknowledged before now. */
@@ -175,14 +182,14 @@ final class Queries {
             }
             return tableTarget(table);
         }
-        return indexTarget(table, q.index());
+        return indexTarget(table, q.index(), q.readYourWrites());
     }
 
     private static Target tableTarget(TableSchema table) {
         return new Target(table, null, table.id(), table.spec().partitionKey(), table.spec().sortKey());
     }
 
-    private static Target indexTarget(TableSchema table, String name) {
+    private static Target indexTarget(TableSchema table, String name, java.time.Duration readYourWrites) {
         IndexSpec spec = table.spec().index(name);
         LiveIndex index = table.liveIndex(name);
         if (spec == null || index == null) {
@@ -197,22 +204,31 @@ final class Queries {
             throw new LacunaException("index " + name + " of table " + table.name() + " is " + status
                     + (failure == null ? "" : ": " + failure.getMessage()), failure);
         }
-        awaitConsistent(index);
+        awaitConsistent(index, readYourWrites);
         return new Target(table, index, index.keyspace(), spec.partitionKey(), spec.sortKey());
     }
 
     /**
      * After a crash an index's entries are a state the table had only once the log after its checkpoint is
      * applied again ({@link dev.lacuna.index.IndexMaintainer#consistentFrom}): an eventually consistent read may
-     * see an older state, never one with an entry missing that was there all along. A short wait, once per open.
+     * see an older state, never one with an entry missing that was there all along. A short wait, once per open;
+     * a read-your-writes query ({@code readYourWrites} not null) waits no longer than the timeout it gave, which
+     * also bounds its own wait after this one, and throws as that wait does when it passes.
      */
-    private static void awaitConsistent(LiveIndex index) {
+    private static void awaitConsistent(LiveIndex index, java.time.Duration readYourWrites) {
         long from = index.maintainer().consistentFrom();
         if (from <= 0 || index.maintainer().appliedLsn() >= from) {
             return;
         }
         try {
-            if (!index.maintainer().awaitApplied(from, java.time.Duration.ofNanos(Long.MAX_VALUE))) {
+            java.time.Duration timeout = readYourWrites == null ? java.time.Duration.ofNanos(Long.MAX_VALUE)
+                    : readYourWrites;
+            if (!index.maintainer().awaitApplied(from, timeout)) {
+                if (readYourWrites != null) {
+                    throw new ReadYourWritesTimeoutException("index " + index.spec().name() + " had not applied the"
+                            + " log it held at the open (LSN " + from + ") after " + readYourWrites + " (it is at "
+                            + index.maintainer().appliedLsn() + ")");
+                }
                 throw new LacunaException("index " + index.spec().name() + " stopped before it had applied the log"
                         + " it held at the open (LSN " + from + ")");
             }
@@ -324,7 +340,7 @@ final class Queries {
         ProjectionExpression projection = s.projection() == null ? null
                 : ProjectionExpression.parse(s.projection(), placeholders);
         placeholders.requireAllUsed();
-        Target target = s.index() == null ? tableTarget(table) : indexTarget(table, s.index());
+        Target target = s.index() == null ? tableTarget(table) : indexTarget(table, s.index(), null);
         boolean fetch = fetchesFromTable(target, s.select(), projection, filter);
         int partitions = target.partitions();
         int total = s.totalSegments();

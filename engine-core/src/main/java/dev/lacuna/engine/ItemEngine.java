@@ -73,10 +73,11 @@ public final class ItemEngine implements AutoCloseable {
         LsmStore kv = LsmStore.open(dir, storage, LsmStore.OWNER_ITEMS);
         try {
             return new ItemEngine(kv, options);
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | Error e) {
+            // An Error too: the store left open would keep the directory locked for this process.
             try {
                 kv.close();
-            } catch (RuntimeException suppressed) {
+            } catch (RuntimeException | Error suppressed) {
                 e.addSuppressed(suppressed);
             }
             throw e;

@@ -98,7 +98,9 @@ final class Recovery {
         } catch (IOException e) {
             abandon(db, lock, e);
             throw new StorageIOException("cannot open store in " + dir + ": " + e.getMessage(), e);
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | Error e) {
+            // An Error too (an OutOfMemoryError, a failing assertion): left open, the lock would refuse every
+            // later open of the directory in this process.
             abandon(db, lock, e);
             throw e;
         }
@@ -208,26 +210,28 @@ final class Recovery {
     }
 
     /** Closes what a failed open had opened, adding what else fails to {@code primary}. */
-    private static void abandon(Db db, VfsLock lock, Exception primary) {
+    private static void abandon(Db db, VfsLock lock, Throwable primary) {
         if (db != null) {
-            try {
-                if (db.wal != null) {
-                    db.wal.close();
-                }
-                if (db.versions != null) {
-                    db.versions.close();
-                }
-                db.tables.close();
-            } catch (IOException | RuntimeException e) {
-                primary.addSuppressed(e);
+            // Each on its own: one that fails to close must not leave the others open.
+            if (db.wal != null) {
+                closeQuietly(db.wal::close, primary);
             }
+            if (db.versions != null) {
+                closeQuietly(db.versions::close, primary);
+            }
+            closeQuietly(db.tables::close, primary);
         }
         if (lock != null) {
-            try {
-                lock.close();
-            } catch (IOException e) {
-                primary.addSuppressed(e);
-            }
+            closeQuietly(lock::close, primary);
+        }
+    }
+
+    /** Closes {@code c}, adding what it throws to {@code primary}, which the failed open throws. */
+    private static void closeQuietly(AutoCloseable c, Throwable primary) {
+        try {
+            c.close();
+        } catch (Exception | Error e) {
+            primary.addSuppressed(e);
         }
     }
 }

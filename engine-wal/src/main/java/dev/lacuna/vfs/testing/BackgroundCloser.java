@@ -9,8 +9,8 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Closes what a crash left behind (the old process's database, still running on the file system that was
- * cloned) on the side, two at a time, rather than on the crash suite's time: closing a database with index
+ * For crash tests: closes what a crash left behind (the old process's database, still running on the file system
+ * that was cloned) on the side, two at a time, rather than on the crash test's time: closing a database with index
  * updaters or stream consumers waits out their log polls. {@link #close()} waits for every close.
  */
 public final class BackgroundCloser implements AutoCloseable {

@@ -20,11 +20,11 @@ import java.util.concurrent.atomic.AtomicInteger;
  * injected file system only. Take crash images with {@link #crashClone(Random)}, not from the
  * {@code MemVfs}: several breakages act at the crash (they undo, cut or move what a force made durable).
  *
- * <p>One copy for every crash suite: engine-wal's test tree holds it, in a package of its own that no module
- * owns, and engine-wal builds a test-jar that engine-core's and engine-index's tests depend on (tests run on the
- * class path; a package of a named module, such as {@code dev.lacuna.wal}, would be hidden there). Not in
- * {@code dev.lacuna.vfs}: users have no use for a file system that lies on purpose, and the breakages know the
- * engine's file names.
+ * <p>For crash tests of code built on Lacuna, to show that they are not vacuous: a crash test that passes on the
+ * honest file system ({@link #honest}) must fail on each breakage that concerns it ({@link BreakageRuns}). One copy
+ * for every crash test: Lacuna's engine suites and the product's {@code lacuna crashtest} use it. Not in
+ * {@code dev.lacuna.vfs}: a database has no use for a file system that lies on purpose, and the breakages know the
+ * engine's file names (its log segments end in {@code .wal}).
  */
 public final class BrokenVfs extends ForwardingVfs {
     /** The breakages; {@link #NONE} is the honest file system, for the suites' ordinary runs. */

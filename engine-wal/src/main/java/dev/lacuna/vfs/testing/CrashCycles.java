@@ -38,6 +38,17 @@ public final class CrashCycles {
         void run(long seed, int cycles, T totals) throws Exception;
     }
 
+    /**
+     * One lineage that may end before its {@code cycles}: a program that counts a problem and goes on (rather than
+     * failing) ends the lineage at the cycle that found it, its store no longer worth chaining on, and the next
+     * lineage starts a fresh one.
+     */
+    @FunctionalInterface
+    public interface EndingLineage<T> {
+        /** Runs at most {@code cycles} chained crash cycles from {@code seed}; returns how many (1 or more). */
+        int run(long seed, int cycles, T totals) throws Exception;
+    }
+
     private final String knob;
     private final int cycles;
     private final long baseSeed;
@@ -90,19 +101,36 @@ public final class CrashCycles {
      * knob is null). Returns the totals without printing (the suites also run short lineages that print nothing).
      */
     public <T> T runLineages(int lineage, T totals, Lineage<T> run) throws Exception {
+        return runEndingLineages(lineage, totals, (seed, n, t) -> {
+            run.run(seed, n, t);
+            return n;
+        });
+    }
+
+    /**
+     * As {@link #runLineages}, but a lineage may end early ({@link EndingLineage}): the next one (with the next
+     * seed) goes on with the cycles left, until the run has made its {@link #cycles()}.
+     *
+     * @throws IllegalStateException if a lineage says it made no cycle, or more than it was given
+     */
+    public <T> T runEndingLineages(int lineage, T totals, EndingLineage<T> run) throws Exception {
         int done = 0;
         for (int l = 0; done < cycles; l++) {
             long seed = baseSeed + l;
             int n = Math.min(lineage, cycles - done);
+            int made;
             try {
-                run.run(seed, n, totals);
+                made = run.run(seed, n, totals);
             } catch (Exception | AssertionError e) {
                 if (knob == null) {
                     throw e;
                 }
                 throw new AssertionError("crash lineage failed; replay with " + replay(seed, n), e);
             }
-            done += n;
+            if (made < 1 || made > n) {
+                throw new IllegalStateException("a lineage given " + n + " cycles says it made " + made);
+            }
+            done += made;
         }
         return totals;
     }

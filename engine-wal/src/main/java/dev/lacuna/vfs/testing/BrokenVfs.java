@@ -82,7 +82,7 @@ public final class BrokenVfs extends ForwardingVfs {
          */
         MISDIRECTED_WRITE("the last fsynced write lands a sector away", true),
         /**
-         * The newest writes to a log segment ({@code *.wal}; {@value HeldWrites#HOLD} of them) stay in the process
+         * The newest writes to a log segment ({@code *.wal}; eight of them) stay in the process
          * until later writes push them out (or a read of the file, or its close), and {@link VfsFile#force()} does
          * not hand them over: the newest {@code SYNC} writes are acknowledged while their bytes are still in the
          * process's memory, as with a user-space buffer flushed too late. The one breakage a {@code kill -9} shows

@@ -34,7 +34,7 @@ import org.junit.jupiter.api.Test;
 class ArchitectureTest {
     /** What a user may see: exported by the modules (module-info.java) and documented. */
     static final List<String> API = List.of("dev.lacuna", "dev.lacuna.kv", "dev.lacuna.index", "dev.lacuna.storage",
-            "dev.lacuna.vfs");
+            "dev.lacuna.vfs", "dev.lacuna.vfs.testing");
     /** The foundation any package may use: it depends on nothing of Lacuna's. */
     static final String BASE = "dev.lacuna.base";
 
@@ -43,10 +43,17 @@ class ArchitectureTest {
 
     @ArchTest
     static final ArchRule walModuleKnowsNothingAbove = classes().that()
-            .resideInAnyPackage("dev.lacuna.storage", "dev.lacuna.vfs", "dev.lacuna.wal")
+            .resideInAnyPackage("dev.lacuna.storage", "dev.lacuna.vfs", "dev.lacuna.vfs.testing", "dev.lacuna.wal")
             .should().onlyDependOnClassesThat(describe("in engine-wal or the JDK",
                     c -> !c.getPackageName().startsWith("dev.lacuna") || inAny(c, "dev.lacuna.storage",
-                            "dev.lacuna.vfs", "dev.lacuna.wal")));
+                            "dev.lacuna.vfs", "dev.lacuna.vfs.testing", "dev.lacuna.wal")));
+
+    /** The crash-testing kit is main code: it must not need a test library (JUnit, AssertJ) to run. */
+    @ArchTest
+    static final ArchRule crashKitNeedsNoTestLibrary = classes().that().resideInAPackage("dev.lacuna.vfs.testing")
+            .should().onlyDependOnClassesThat(describe("not of a test library",
+                    c -> !c.getPackageName().startsWith("org.junit") && !c.getPackageName().startsWith("org.assertj")
+                            && !c.getPackageName().startsWith("org.opentest4j")));
 
     @ArchTest
     static final ArchRule coreKnowsNoIndexKind = classes().that().resideOutsideOfPackage("dev.lacuna.secondary..")

@@ -1,8 +1,11 @@
 package dev.lacuna.vfs.testing;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.lacuna.vfs.FaultyVfs;
 import dev.lacuna.vfs.MemVfs;
+import dev.lacuna.vfs.Vfs;
 import dev.lacuna.vfs.VfsFile;
 import dev.lacuna.vfs.testing.BrokenVfs.Breakage;
 import java.io.IOException;
@@ -121,6 +124,53 @@ class BrokenVfsTest {
             assertThat(image).hasSize(1024);
             assertThat(Arrays.copyOfRange(image, 600, 608)).containsOnly(1); // its own place keeps the old bytes
             assertThat(Arrays.copyOfRange(image, 600 - BrokenVfs.SECTOR, 608 - BrokenVfs.SECTOR)).containsOnly(2);
+        }
+    }
+
+    @Test
+    void shouldLoseTheNewestLogWritesThoughForcedUntilTheFileIsRead() throws IOException {
+        BrokenVfs vfs = vfs(Breakage.LOG_WRITES_HELD);
+        Path log = DIR.resolve("000001.wal");
+        try (VfsFile f = vfs.create(log)) {
+            vfs.syncDirectory(DIR);
+            write(f, 0, bytes(4, 1)); // a segment's header is handed over at once
+            write(f, 4, bytes(4, 2));
+            f.force();
+            assertThat(crashed(vfs, log)).containsExactly(1, 1, 1, 1); // the forced record was still in the process
+            assertThat(f.size()).isEqualTo(8); // a look at the file hands it over
+            f.force();
+            assertThat(crashed(vfs, log)).containsExactly(1, 1, 1, 1, 2, 2, 2, 2);
+        }
+    }
+
+    @Test
+    void shouldHoldOnlyTheLogsWrites() throws IOException {
+        BrokenVfs vfs = vfs(Breakage.LOG_WRITES_HELD);
+        try (VfsFile f = twoWritesForced(vfs)) {
+            assertThat(crashed(vfs, FILE)).containsExactly(1, 1, 1, 1, 2, 2, 2, 2);
+        }
+    }
+
+    @Test
+    void shouldBreakAnyFileSystemInTheProcessButRefuseABreakageOfTheCrashImageOutOfMemory() throws IOException {
+        MemVfs memory = new MemVfs();
+        memory.mkdirs(DIR);
+        Vfs notInMemory = new FaultyVfs(memory); // any file system that is not a MemVfs
+        BrokenVfs vfs = new BrokenVfs(notInMemory, Breakage.FORCE_DOES_NOTHING, 0);
+        try (VfsFile f = vfs.create(FILE)) {
+            memory.syncDirectory(DIR);
+            write(f, 0, bytes(4, 1));
+            f.force();
+            assertThat(memory.crashClone().readAll(FILE)).isEmpty(); // the force never reached the file system
+        }
+        assertThatThrownBy(vfs::base).isInstanceOf(IllegalStateException.class);
+        for (Breakage b : Breakage.values()) {
+            if (b.atTheCrash()) {
+                assertThatThrownBy(() -> new BrokenVfs(notInMemory, b, 0)).as("%s", b)
+                        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("needs a MemVfs");
+            } else {
+                new BrokenVfs(notInMemory, b, 0);
+            }
         }
     }
 }

@@ -52,4 +52,16 @@ class CrashCyclesTest {
         assertThatThrownBy(() -> new CrashCycles(null, 7, 10L).runLineages(3, new ArrayList<>(), failing))
                 .hasMessage("gap");
     }
+
+    @Test
+    void shouldGoOnWithAFreshLineageWhereOneEndedEarly() throws Exception {
+        List<String> ran = new CrashCycles(null, 7, 10L).runEndingLineages(3, new ArrayList<String>(),
+                (seed, cycles, t) -> {
+                    t.add(cycles + "@" + seed);
+                    return seed == 11 ? 1 : cycles; // the lineage from 11 ends after its first cycle
+                });
+        assertThat(ran).containsExactly("3@10", "3@11", "3@12"); // 3 + 1 + 3 cycles
+        assertThatThrownBy(() -> new CrashCycles(null, 7, 10L).runEndingLineages(3, new ArrayList<>(),
+                (seed, cycles, t) -> 0)).isInstanceOf(IllegalStateException.class);
+    }
 }

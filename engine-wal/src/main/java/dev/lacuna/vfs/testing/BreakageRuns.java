@@ -7,8 +7,9 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The "is the check vacuous?" run of a crash suite: under each {@link Breakage} (the honest one aside) it runs
- * cycles until one shows the breakage, and prints {@code mutations caught: N of N (…)} with what caught each.
+ * The "is the check vacuous?" run of a crash test: under each {@link Breakage} (the honest one aside) it runs
+ * cycles until one shows the breakage, and prints {@code mutations caught: N of N (…)} with what caught each on
+ * {@code System.out} (the test log). A crash test asserts that every breakage was caught.
  */
 public final class BreakageRuns {
     private BreakageRuns() {

@@ -6,18 +6,24 @@ import java.util.Map;
 import java.util.function.Function;
 
 /**
- * The cycle loop of the engine's power-loss suites (WalCrashTest, KvCrashTest, TransactionCrashTest,
- * IndexCrashTest, StreamCrashTest): what they all did by hand, once. A run is named by its knob prefix {@code P}:
- * {@code -DP.cycles=N} (default: the suite's quick size, the one CI runs), {@code -DP.seed=S} (cycle {@code i}, or
- * lineage {@code i}, runs with seed {@code S + i}) and {@code -DP.mutation.cycles=M} (the breakage run's most
- * cycles per breakage). A cycle that throws fails the run with the seed and the {@code -D} line that replays it
- * alone; the suite's totals, counted by its own cycles from what they compared, are printed through the suite's
- * own lines (whose words README and the notes quote), then returned for its assertions.
+ * The cycle loop of a power-loss crash test of code built on Lacuna: run a workload, crash it (a crash image of a
+ * {@link BrokenVfs}, taken at a {@link CrashMoment}), reopen, check, count; over and over, each cycle (or chained
+ * lineage of cycles on one store) with its own seed, so that a failing one can be replayed alone. Lacuna's own
+ * power-loss suites (the log's, the key-value store's, transactions', indexes' and streams') and the product crash
+ * test behind {@code lacuna crashtest} all run on it.
  *
- * <p>The workload and its checks stay in each suite, as the callbacks: they use package-private engine internals.
- * This lives in engine-wal's test-jar, beside {@link BrokenVfs}, because every engine module's tests can see that
- * jar; the product harness behind {@code lacuna crashtest} (fixtures' {@code CrashHarness}) is main code of a
- * module that depends on the whole engine, so the engine's tests cannot use it, and it cannot depend on a test-jar.
+ * <p>A test names its run by a knob prefix {@code P}: {@code -DP.cycles=N} (default: the suite's quick size, the one
+ * CI runs), {@code -DP.seed=S} (cycle {@code i}, or lineage {@code i}, runs with seed {@code S + i}) and
+ * {@code -DP.mutation.cycles=M} (the breakage run's most cycles per breakage). A cycle that throws fails the run
+ * with an {@link AssertionError} naming the seed and the {@code -D} line that replays it alone; the totals, counted
+ * by the caller's own cycles from what they compared, are printed through the caller's own lines on
+ * {@code System.out} (the lines a test log shows), then returned for its assertions. A program that counts problems
+ * rather than failing on the first (as {@code lacuna crashtest} does) makes the knob null: a failure then reaches
+ * it as it was thrown.
+ *
+ * <p>The workload and its checks stay with the caller, as the callbacks: they know what was acknowledged. Main code
+ * of engine-wal (not a test-jar) so that a product may depend on it; it needs nothing but the JDK and
+ * {@code dev.lacuna.vfs}.
  */
 public final class CrashCycles {
     /** One crash cycle: runs with {@code seed} (cycle {@code cycle} from 0 of the run) and adds what it counted. */
@@ -30,6 +36,17 @@ public final class CrashCycles {
     @FunctionalInterface
     public interface Lineage<T> {
         void run(long seed, int cycles, T totals) throws Exception;
+    }
+
+    /**
+     * One lineage that may end before its {@code cycles}: a program that counts a problem and goes on (rather than
+     * failing) ends the lineage at the cycle that found it, its store no longer worth chaining on, and the next
+     * lineage starts a fresh one.
+     */
+    @FunctionalInterface
+    public interface EndingLineage<T> {
+        /** Runs at most {@code cycles} chained crash cycles from {@code seed}; returns how many (1 or more). */
+        int run(long seed, int cycles, T totals) throws Exception;
     }
 
     private final String knob;
@@ -84,19 +101,36 @@ public final class CrashCycles {
      * knob is null). Returns the totals without printing (the suites also run short lineages that print nothing).
      */
     public <T> T runLineages(int lineage, T totals, Lineage<T> run) throws Exception {
+        return runEndingLineages(lineage, totals, (seed, n, t) -> {
+            run.run(seed, n, t);
+            return n;
+        });
+    }
+
+    /**
+     * As {@link #runLineages}, but a lineage may end early ({@link EndingLineage}): the next one (with the next
+     * seed) goes on with the cycles left, until the run has made its {@link #cycles()}.
+     *
+     * @throws IllegalStateException if a lineage says it made no cycle, or more than it was given
+     */
+    public <T> T runEndingLineages(int lineage, T totals, EndingLineage<T> run) throws Exception {
         int done = 0;
         for (int l = 0; done < cycles; l++) {
             long seed = baseSeed + l;
             int n = Math.min(lineage, cycles - done);
+            int made;
             try {
-                run.run(seed, n, totals);
+                made = run.run(seed, n, totals);
             } catch (Exception | AssertionError e) {
                 if (knob == null) {
                     throw e;
                 }
                 throw new AssertionError("crash lineage failed; replay with " + replay(seed, n), e);
             }
-            done += n;
+            if (made < 1 || made > n) {
+                throw new IllegalStateException("a lineage given " + n + " cycles says it made " + made);
+            }
+            done += made;
         }
         return totals;
     }

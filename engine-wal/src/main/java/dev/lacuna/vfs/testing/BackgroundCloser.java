@@ -9,12 +9,13 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Closes what a crash left behind (the old process's database, still running on the file system that was
- * cloned) on the side, two at a time, rather than on the crash suite's time: closing a database with index
- * updaters or stream consumers waits out their log polls. {@link #close()} waits for every close.
+ * For crash tests: closes what a crash left behind (the old process's database, still running on the file system
+ * that was cloned) on the side, two at a time (or as many as asked), rather than on the crash test's time: closing
+ * a database with index updaters or stream consumers waits out their log polls. {@link #close()} waits for every
+ * close.
  */
 public final class BackgroundCloser implements AutoCloseable {
-    private final ExecutorService pool = Executors.newFixedThreadPool(2);
+    private final ExecutorService pool;
     private final List<Future<?>> closing = new ArrayList<>();
     private final boolean failuresExpected;
 
@@ -23,7 +24,17 @@ public final class BackgroundCloser implements AutoCloseable {
      * point); if not, a failed close fails {@link #close()}.
      */
     public BackgroundCloser(boolean failuresExpected) {
+        this(failuresExpected, 2);
+    }
+
+    /** As {@link #BackgroundCloser(boolean)}, closing {@code threads} at a time. */
+    public BackgroundCloser(boolean failuresExpected, int threads) {
         this.failuresExpected = failuresExpected;
+        this.pool = Executors.newFixedThreadPool(threads, r -> {
+            Thread t = new Thread(r, "crash-closer");
+            t.setDaemon(true); // a close that never ends must not keep the JVM alive: close() gave up on it
+            return t;
+        });
     }
 
     /** Closes {@code c} on the side. */

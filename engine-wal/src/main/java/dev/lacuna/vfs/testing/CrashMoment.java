@@ -5,7 +5,7 @@ import java.io.IOException;
 import java.util.Random;
 
 /**
- * The crash-image step of a power-loss cycle: the file system is cloned as a power loss would leave it, and the
+ * The crash-image step of a power-loss cycle of a crash test ({@link CrashCycles}): the file system is cloned as a power loss would leave it, and the
  * cycle's readers and writers, which run on while the clone is taken, learn that it has begun. What a reader read
  * counts against the crash image only if it was read {@link #before()} the clone began: a read that ends while the
  * clone is taken may have seen a write the image does not hold, which is no loss.

@@ -13,7 +13,9 @@ import java.util.concurrent.TimeUnit;
  * a test can then look at the store while {@code SYNC} writes wait for their fsync, and crash there. Only
  * fsyncs made by the log's group-commit leader ({@code Wal.syncTo}, outside the log's lock) are held: a
  * segment roll forces its new header under the lock, and holding that would stop every reader of the log.
- * Shared by the crash suites of engine-wal, engine-core and engine-index (see {@link BrokenVfs} for how).
+ * For crash tests that must crash while {@code SYNC} writes wait for their fsync (Lacuna's log, key-value and
+ * index crash suites do). It knows the log's group-commit method by name (found on the stack), not by a
+ * dependency: if that method were renamed, nothing would be held, and {@link #awaitHeld} says so.
  */
 public final class HeldLogForce extends ForwardingVfs {
     private static final StackWalker WALKER = StackWalker.getInstance();

@@ -9,7 +9,8 @@ import java.time.ZoneOffset;
 /**
  * A clock the test moves, for a database's {@code DatabaseOptions.clock}: time to live, stream retention, shard
  * iterator and idempotency-token lifetimes are all read from it. Thread-safe (the engine's background threads
- * read it while the test moves it). Shared by every module's tests through engine-wal's test-jar.
+ * read it while the test moves it). For tests of code built on Lacuna that depends on time; Lacuna's own tests
+ * use it in every module.
  */
 public final class ManualClock extends Clock {
     private volatile Instant now;

@@ -3,6 +3,7 @@ package dev.lacuna.vfs.testing;
 import dev.lacuna.vfs.FaultyVfs;
 import dev.lacuna.vfs.ForwardingVfs;
 import dev.lacuna.vfs.MemVfs;
+import dev.lacuna.vfs.Vfs;
 import dev.lacuna.vfs.VfsFile;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -15,16 +16,17 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * A {@link MemVfs} broken on purpose, so that a crash suite can show it fails on an engine that loses data
+ * A file system ({@link MemVfs}, for power loss; or any, for the breakages that act in the process) broken on
+ * purpose, so that a crash suite can show it fails on an engine that loses data
  * (issue 14): each {@link Breakage} makes the engine behave as one with a durability bug would, through the
  * injected file system only. Take crash images with {@link #crashClone(Random)}, not from the
  * {@code MemVfs}: several breakages act at the crash (they undo, cut or move what a force made durable).
  *
- * <p>One copy for every crash suite: engine-wal's test tree holds it, in a package of its own that no module
- * owns, and engine-wal builds a test-jar that engine-core's and engine-index's tests depend on (tests run on the
- * class path; a package of a named module, such as {@code dev.lacuna.wal}, would be hidden there). Not in
- * {@code dev.lacuna.vfs}: users have no use for a file system that lies on purpose, and the breakages know the
- * engine's file names.
+ * <p>For crash tests of code built on Lacuna, to show that they are not vacuous: a crash test that passes on the
+ * honest file system ({@link #honest}) must fail on each breakage that concerns it ({@link BreakageRuns}). One copy
+ * for every crash test: Lacuna's engine suites and the product's {@code lacuna crashtest} use it. Not in
+ * {@code dev.lacuna.vfs}: a database has no use for a file system that lies on purpose, and the breakages know the
+ * engine's file names (its log segments end in {@code .wal}).
  */
 public final class BrokenVfs extends ForwardingVfs {
     /** The breakages; {@link #NONE} is the honest file system, for the suites' ordinary runs. */
@@ -40,7 +42,7 @@ public final class BrokenVfs extends ForwardingVfs {
          * already: {@link MemVfs#crashClone()} drops all of them, {@link MemVfs#crashClone(Random)} a random
          * suffix of each file's; losing one is no breakage.)
          */
-        LAST_SYNCED_WRITE_LOST("the last fsynced write is lost"),
+        LAST_SYNCED_WRITE_LOST("the last fsynced write is lost", true),
         /** Writes to log segments ({@code *.wal}) fail after a number of them: the put path throws. */
         LOG_WRITES_FAIL("log writes fail after N"),
         /**
@@ -51,39 +53,63 @@ public final class BrokenVfs extends ForwardingVfs {
          * the crash, unless a later write overwrote its bytes. An engine that relies on an acknowledged fsync
          * loses the records in the hole, or finds a checksum error before later valid ones.
          */
-        FORCE_LOSES_OLDEST_WRITE("a force loses the oldest of its writes"),
+        FORCE_LOSES_OLDEST_WRITE("a force loses the oldest of its writes", true),
         /**
          * A force makes the file's bytes durable but not its new length, as an {@code fdatasync} that skips the
          * inode's size update it needs: the size reaches the disk with the file's next force only. At the crash
          * every file is cut to the length it had at its previous force (or when first opened): what the newest
          * force of each file appended is gone, and a file forced once is empty.
          */
-        FORCE_LOSES_NEW_LENGTH("a force does not persist the file's new length"),
+        FORCE_LOSES_NEW_LENGTH("a force does not persist the file's new length", true),
         /**
          * A rename over an existing file is not atomic: the file system unlinks the target, then links the
          * source under its name, and the crash falls between the two (the newest such rename is shown half
          * done at the crash: the target gone, the new file still under its old name). The engine replaces
          * {@code CURRENT} this way; the log never renames.
          */
-        RENAME_NOT_ATOMIC("a replacing rename is not atomic"),
+        RENAME_NOT_ATOMIC("a replacing rename is not atomic", true),
         /**
          * One force in {@value BrokenVfs#SWALLOWED_EVERY} fails its writeback and the error is lost ("fsyncgate"
          * where the error is reported to no one): the dirty pages are marked clean, so the writes since the file's last
          * force never reach the disk, and the force returns as if it succeeded. Unlike
          * {@link #FORCE_DOES_NOTHING}, the loss is intermittent and a later successful force does not repair it.
          */
-        FORCE_ERROR_SWALLOWED("one force in " + SWALLOWED_EVERY + " drops its writes and reports success"),
+        FORCE_ERROR_SWALLOWED("one force in " + SWALLOWED_EVERY + " drops its writes and reports success", true),
         /**
          * The newest write a force made durable lands one sector ({@value BrokenVfs#SECTOR} bytes) away from its
          * offset (before it if it can): a misdirected write, known from disk firmware and controller bugs. Its own
          * place keeps the old bytes, and the bytes it lands on are overwritten; only checksums notice.
          */
-        MISDIRECTED_WRITE("the last fsynced write lands a sector away");
+        MISDIRECTED_WRITE("the last fsynced write lands a sector away", true),
+        /**
+         * The newest writes to a log segment ({@code *.wal}; eight of them) stay in the process
+         * until later writes push them out (or a read of the file, or its close), and {@link VfsFile#force()} does
+         * not hand them over: the newest {@code SYNC} writes are acknowledged while their bytes are still in the
+         * process's memory, as with a user-space buffer flushed too late. The one breakage a {@code kill -9} shows
+         * (the kernel keeps what a killed process had written, so a force that does nothing survives a kill);
+         * a power loss shows it too.
+         */
+        LOG_WRITES_HELD("log writes held in the process past their fsync", false);
 
         private final String description;
+        private final boolean atTheCrash;
 
         Breakage(String description) {
+            this(description, false);
+        }
+
+        Breakage(String description, boolean atTheCrash) {
             this.description = description;
+            this.atTheCrash = atTheCrash;
+        }
+
+        /**
+         * Whether it acts on a power loss's crash image ({@link BrokenVfs#crashClone}), and so needs a
+         * {@link MemVfs} underneath; the others act in the process alone and break any file system (a real disk
+         * under a {@code kill -9} test, say).
+         */
+        public boolean atTheCrash() {
+            return atTheCrash;
         }
 
         @Override
@@ -97,6 +123,7 @@ public final class BrokenVfs extends ForwardingVfs {
     /** {@link Breakage#MISDIRECTED_WRITE}: how far a misdirected write lands from its offset. */
     public static final int SECTOR = 512;
 
+    /** The file system underneath if it is in memory (power loss), else null. */
     private final MemVfs base;
     private final Breakage breakage;
     private final int failAfter;
@@ -114,14 +141,24 @@ public final class BrokenVfs extends ForwardingVfs {
     /** The newest rename that replaced a file (RENAME_NOT_ATOMIC): {source, target}, or null. */
     private volatile Path[] lastReplace;
 
-    /** {@code base} broken by {@code breakage}; {@code failAfter} is N for {@link Breakage#LOG_WRITES_FAIL}. */
-    public BrokenVfs(MemVfs base, Breakage breakage, int failAfter) {
+    /**
+     * {@code base} broken by {@code breakage}; {@code failAfter} is N for {@link Breakage#LOG_WRITES_FAIL}. A
+     * breakage that acts {@link Breakage#atTheCrash() at the crash} needs a {@link MemVfs}; the others take any file
+     * system (a {@link #crashClone} needs a {@code MemVfs} whatever the breakage).
+     *
+     * @throws IllegalArgumentException if the breakage acts at the crash and {@code base} is no {@code MemVfs}
+     */
+    public BrokenVfs(Vfs base, Breakage breakage, int failAfter) {
         this(base, breakage, failAfter, breakage == Breakage.FORCE_ERROR_SWALLOWED ? new FaultyVfs(base) : null);
     }
 
-    private BrokenVfs(MemVfs base, Breakage breakage, int failAfter, FaultyVfs faulty) {
+    private BrokenVfs(Vfs base, Breakage breakage, int failAfter, FaultyVfs faulty) {
         super(faulty == null ? base : faulty);
-        this.base = base;
+        if (breakage.atTheCrash() && !(base instanceof MemVfs)) {
+            throw new IllegalArgumentException("'" + breakage + "' acts at a power loss's crash image and needs a"
+                    + " MemVfs underneath, not " + base.getClass().getSimpleName());
+        }
+        this.base = base instanceof MemVfs m ? m : null;
         this.breakage = breakage;
         this.failAfter = failAfter;
         this.faulty = faulty;
@@ -136,8 +173,15 @@ public final class BrokenVfs extends ForwardingVfs {
         return new BrokenVfs(base, Breakage.NONE, 0);
     }
 
-    /** The file system underneath. */
+    /**
+     * The file system underneath, in memory.
+     *
+     * @throws IllegalStateException if it is not a {@link MemVfs}
+     */
     public MemVfs base() {
+        if (base == null) {
+            throw new IllegalStateException("not in memory: no crash image to take");
+        }
         return base;
     }
 
@@ -151,7 +195,7 @@ public final class BrokenVfs extends ForwardingVfs {
         List<Undo> holes = List.copyOf(skipped.values());
         Map<Name, long[]> sizes = Map.copyOf(lengths);
         Path[] replace = lastReplace;
-        MemVfs clone = random == null ? base.crashClone() : base.crashClone(random);
+        MemVfs clone = random == null ? base().crashClone() : base().crashClone(random);
         if (undo != null) {
             undo.applyTo(clone);
             if (breakage == Breakage.MISDIRECTED_WRITE) {
@@ -204,12 +248,23 @@ public final class BrokenVfs extends ForwardingVfs {
 
     @Override
     public VfsFile create(Path file) throws IOException {
-        return new BrokenFile(super.create(file), name(file));
+        return broken(super.create(file), file);
     }
 
     @Override
     public VfsFile open(Path file) throws IOException {
-        return new BrokenFile(super.open(file), name(file));
+        return broken(super.open(file), file);
+    }
+
+    private VfsFile broken(VfsFile file, Path path) throws IOException {
+        if (breakage == Breakage.LOG_WRITES_HELD && isLog(path)) {
+            return new HeldWrites(file);
+        }
+        return new BrokenFile(file, name(path));
+    }
+
+    private static boolean isLog(Path path) {
+        return path.getFileName() != null && path.getFileName().toString().endsWith(".wal");
     }
 
     @Override
@@ -378,7 +433,7 @@ public final class BrokenVfs extends ForwardingVfs {
         }
 
         private void failIfLog() throws IOException {
-            if (breakage == Breakage.LOG_WRITES_FAIL && name.path.getFileName().toString().endsWith(".wal")
+            if (breakage == Breakage.LOG_WRITES_FAIL && isLog(name.path)
                     && logWrites.incrementAndGet() > failAfter) {
                 throw new IOException("injected: log write " + logWrites.get() + " to " + name.path
                         + " fails (" + breakage + ", N = " + failAfter + ")");

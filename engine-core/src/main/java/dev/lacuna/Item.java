@@ -26,7 +26,8 @@ public final class Item {
 
     private final Map<String, AttributeValue> attributes;
 
-    private Item(LinkedHashMap<String, AttributeValue> attributes) {
+    /** @param attributes a map no one else holds; the item never changes it */
+    private Item(Map<String, AttributeValue> attributes) {
         this.attributes = Collections.unmodifiableMap(attributes);
     }
 

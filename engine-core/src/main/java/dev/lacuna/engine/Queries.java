@@ -22,6 +22,7 @@ import dev.lacuna.expr.Placeholders;
 import dev.lacuna.expr.ProjectionExpression;
 import dev.lacuna.item.ItemCodec;
 import dev.lacuna.item.KeyEncoding;
+import dev.lacuna.item.NameCache;
 import dev.lacuna.kv.KvCursor;
 import dev.lacuna.kv.KvSnapshot;
 import dev.lacuna.lsm.LsmStore;
@@ -510,6 +511,8 @@ final class Queries {
         private final boolean count;
         private final int limit;
         private final List<Item> items = new ArrayList<>();
+        /** The page's items share their attribute names: each is decoded once. */
+        private final NameCache names = new NameCache();
         private int matched;
         private int scanned;
         private long bytes;
@@ -545,7 +548,7 @@ final class Queries {
 
         void add(byte[] key, byte[] value) {
             // A corrupt value is reported as <item>: building a name from the key here would cost every read.
-            ItemCodec.Sized sized = ItemCodec.decodeSized(value);
+            ItemCodec.Sized sized = ItemCodec.decodeSized(value, names);
             Item item = sized.item();
             scanned++;
             bytes += sized.size();

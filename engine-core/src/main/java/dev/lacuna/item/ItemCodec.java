@@ -95,7 +95,17 @@ public final class ItemCodec {
      * with it, counted from the lengths read rather than by walking the decoded item again.
      */
     public static Sized decodeSized(byte[] bytes) {
-        return ItemDecoder.decodeSized(new ByteIn(bytes, 0, bytes.length, UNKNOWN_FILE, 0));
+        return decodeSized(bytes, null);
+    }
+
+    /**
+     * Like {@link #decodeSized(byte[])}, taking attribute names and map keys decoded before from {@code names}
+     * and keeping the new ones there: the items of one page share their names, and each is then decoded once.
+     *
+     * @param names the names of the items decoded before by the caller's thread, or null for none
+     */
+    public static Sized decodeSized(byte[] bytes, NameCache names) {
+        return ItemDecoder.decodeSized(new ByteIn(bytes, 0, bytes.length, UNKNOWN_FILE, 0), names);
     }
 
     private static void writeValue(AttributeValue value, int level, String attribute, ByteOut out) {

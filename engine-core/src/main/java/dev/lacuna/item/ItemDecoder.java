@@ -25,20 +25,27 @@ import java.util.Set;
  */
 final class ItemDecoder {
     private final ByteIn in;
+    /** Names decoded before, by their bytes, or null. */
+    private final NameCache names;
     /** The DynamoDB size of what has been read so far. */
     private long size;
 
-    private ItemDecoder(ByteIn in) {
+    private ItemDecoder(ByteIn in, NameCache names) {
         this.in = in;
+        this.names = names;
     }
 
     static Item decode(ByteIn in) {
-        return new ItemDecoder(in).item();
+        return new ItemDecoder(in, null).item();
     }
 
-    /** Decodes the item and returns it with its {@link ItemSize#of} size. */
-    static ItemCodec.Sized decodeSized(ByteIn in) {
-        ItemDecoder decoder = new ItemDecoder(in);
+    /**
+     * Decodes the item and returns it with its {@link ItemSize#of} size.
+     *
+     * @param names the attribute names of the item decoded before, or null
+     */
+    static ItemCodec.Sized decodeSized(ByteIn in, NameCache names) {
+        ItemDecoder decoder = new ItemDecoder(in, names);
         Item item = decoder.item();
         return new ItemCodec.Sized(item, decoder.size);
     }
@@ -58,15 +65,15 @@ final class ItemDecoder {
             if (nameBytes > ItemCodec.MAX_NAME_BYTES) {
                 throw in.corrupt(nameAt, "attribute name of " + nameBytes + " bytes, more than an item can have");
             }
-            String name = in.utf8(nameBytes);
+            String name = name(i, nameBytes);
             if (name.isEmpty()) {
                 throw in.corrupt(nameAt, "empty attribute name");
             }
-            if (attributes.containsKey(name)) {
+            size += nameBytes;
+            // one hash look-up, not a containsKey and then a put: a name seen twice is corrupt either way
+            if (attributes.put(name, readValue(1)) != null) {
                 throw in.corrupt(nameAt, "attribute " + name + " appears twice");
             }
-            size += nameBytes;
-            attributes.put(name, readValue(1));
         }
         if (!in.atEnd()) {
             throw in.corrupt(in.position(), in.remaining() + " bytes after the end of the item");
@@ -116,6 +123,21 @@ final class ItemDecoder {
         }
     }
 
+    /** The next {@code n} bytes as the name of attribute {@code i}: from the cache if the last item had it there. */
+    private String name(int i, int n) {
+        if (names == null) {
+            return in.utf8(n);
+        }
+        int at = in.skip(n);
+        byte[] b = in.array();
+        String name = names.get(i, b, at, n);
+        if (name == null) {
+            name = in.utf8(b, at, n, at);
+            names.put(i, b, at, n, name);
+        }
+        return name;
+    }
+
     /** A string's UTF-8 bytes count toward the size one for one. */
     private String string() {
         int bytes = in.length("string length", 1);
@@ -157,11 +179,12 @@ final class ItemDecoder {
         Map<String, AttributeValue> values = new LinkedHashMap<>();
         for (int i = 0; i < count; i++) {
             int nameAt = in.position();
-            String name = string();
-            if (values.containsKey(name)) {
+            int nameBytes = in.length("string length", 1);
+            size += nameBytes;
+            String name = name(i, nameBytes);
+            if (values.put(name, readValue(level + 1)) != null) {
                 throw in.corrupt(nameAt, "map key " + name + " appears twice");
             }
-            values.put(name, readValue(level + 1));
         }
         return new AttributeValue.M(values);
     }

@@ -1,0 +1,66 @@
+package dev.lacuna.base;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@link CheckedNames}, the decoded item's map, behaves as the {@code LinkedHashMap} it replaced, below and
+ * above the size where it starts keeping an index.
+ */
+class CheckedNamesTest {
+    @Test
+    void shouldActAsALinkedHashMapOfTheSameEntriesAtEverySize() {
+        Random random = new Random(8);
+        for (int n = 0; n <= 200; n++) {
+            CheckedNames<Integer> names = new CheckedNames<>(random.nextBoolean() ? n : 1); // grown or presized
+            LinkedHashMap<String, Integer> expected = new LinkedHashMap<>();
+            for (int i = 0; i < n; i++) {
+                // names of equal length and equal hash ("Aa" and "BB" hash alike) among them
+                String name = random.nextInt(4) == 0 ? collidingName(random.nextInt(64))
+                        : "attr" + random.nextInt(3 * n + 1);
+                Integer value = random.nextInt();
+                assertThat(names.put(name, value)).as("put %s at size %d", name, i).isEqualTo(expected.put(name, value));
+            }
+            assertThat(names).isEqualTo(expected);
+            assertThat(expected).isEqualTo(names);
+            assertThat(names.hashCode()).isEqualTo(expected.hashCode());
+            assertThat(names.toString()).isEqualTo(expected.toString());
+            assertThat(names.size()).isEqualTo(expected.size());
+            assertThat(new ArrayList<>(names.keySet())).isEqualTo(new ArrayList<>(expected.keySet()));
+            for (String key : expected.keySet()) {
+                assertThat(names.get(key)).isEqualTo(expected.get(key));
+                assertThat(names.containsKey(new String(key))).isTrue(); // by equality, not identity
+            }
+            for (String absent : List.of("absent", "attr-1", collidingName(65), "")) {
+                assertThat(names.containsKey(absent)).isEqualTo(expected.containsKey(absent));
+                assertThat(names.get(absent)).isEqualTo(expected.get(absent));
+            }
+            assertThat(names.get(17)).isNull();
+            assertThat(names.containsKey(null)).isFalse();
+        }
+    }
+
+    @Test
+    void shouldReturnTheOldValueWhenANameIsPutAgainAndKeepItsPlace() {
+        CheckedNames<String> names = new CheckedNames<>(2);
+        assertThat(names.put("a", "1")).isNull();
+        assertThat(names.put("b", "2")).isNull();
+        assertThat(names.put("a", "3")).isEqualTo("1");
+        assertThat(names).containsExactly(Map.entry("a", "3"), Map.entry("b", "2"));
+    }
+
+    /** Names of twelve characters built of "Aa" and "BB", which hash alike: all of them share one hash. */
+    private static String collidingName(int i) {
+        StringBuilder sb = new StringBuilder();
+        for (int bit = 0; bit < 6; bit++) {
+            sb.append((i >> bit & 1) == 0 ? "Aa" : "BB");
+        }
+        return sb.toString();
+    }
+}

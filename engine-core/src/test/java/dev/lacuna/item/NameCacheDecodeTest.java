@@ -1,0 +1,113 @@
+package dev.lacuna.item;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.lacuna.AttributeValue;
+import dev.lacuna.Item;
+import dev.lacuna.storage.CorruptionException;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Decoding with a {@link NameCache} (a query page's items share one) gives exactly what decoding without one
+ * gives, however the names collide in it, and refuses the same damaged input.
+ */
+class NameCacheDecodeTest {
+    private static final int CASES = Seeds.cases(5_000);
+
+    @Test
+    void shouldDecodeRandomItemsOfEveryTypeThroughOneCacheAsWithoutIt() {
+        Seeds.check("decode through a name cache", values -> {
+            NameCache names = new NameCache();
+            for (int i = 0; i < CASES; i++) {
+                Item item = values.item(8, 4);
+                byte[] bytes = ItemCodec.encode(item);
+                ItemCodec.Sized plain = ItemCodec.decodeSized(bytes);
+                ItemCodec.Sized cached = ItemCodec.decodeSized(bytes, names);
+                assertThat(cached.item()).isEqualTo(plain.item()).isEqualTo(item);
+                assertThat(cached.item().hashCode()).isEqualTo(item.hashCode());
+                assertThat(cached.item().toString()).isEqualTo(item.toString());
+                assertThat(List.copyOf(cached.item().attributes().keySet()))
+                        .isEqualTo(List.copyOf(item.attributes().keySet()));
+                assertThat(cached.size()).isEqualTo(plain.size()).isEqualTo(ItemSize.of(item));
+                assertThat(ItemCodec.encode(cached.item())).isEqualTo(bytes);
+            }
+        });
+    }
+
+    @Test
+    void shouldNeverGiveAnItemTheLastItemsNameInPlaceOfItsOwn() {
+        // 400 names drawn at random for each position: the cache's name at a position is often not the next
+        // item's, sometimes a name of the same length, so hits, misses and replacements all happen, and an
+        // item must never come back with the last item's name.
+        NameCache names = new NameCache();
+        Set<String> seen = new java.util.HashSet<>();
+        java.util.Random random = new java.util.Random(64);
+        for (int i = 0; i < CASES; i++) {
+            Item.Builder b = Item.builder();
+            int n = 1 + random.nextInt(8);
+            for (int a = 0; a < n; a++) {
+                String name = (a % 2 == 0 ? "attr" : "ätt€r-") + random.nextInt(200);
+                b.put(name, a % 3 == 0 ? AttributeValue.s(name) : new AttributeValue.M(Map.of(name,
+                        AttributeValue.n(a), "k" + random.nextInt(100), AttributeValue.bool(true))));
+            }
+            Item item = b.build();
+            Item decoded = ItemCodec.decodeSized(ItemCodec.encode(item), names).item();
+            assertThat(decoded).isEqualTo(item);
+            assertThat(List.copyOf(decoded.attributes().keySet())).isEqualTo(List.copyOf(item.attributes().keySet()));
+            seen.addAll(decoded.attributes().keySet());
+        }
+        assertThat(seen).hasSize(400);
+    }
+
+    @Test
+    void shouldGiveThePagesNextItemTheNameStringsOfTheFirst() {
+        NameCache names = new NameCache();
+        Item one = Item.builder().s("pk", "TICKET#1").s("status", "OPEN").n("openedAt", 17).build();
+        Item two = Item.builder().s("pk", "TICKET#2").s("status", "OPEN").n("openedAt", 18).build();
+        Item first = ItemCodec.decodeSized(ItemCodec.encode(one), names).item();
+        Item second = ItemCodec.decodeSized(ItemCodec.encode(two), names).item();
+        assertThat(second).isEqualTo(two);
+        List<String> a = List.copyOf(first.attributes().keySet());
+        List<String> b = List.copyOf(second.attributes().keySet());
+        for (int i = 0; i < a.size(); i++) {
+            assertThat(b.get(i)).isSameAs(a.get(i));
+        }
+        // without a cache each decode makes its own strings
+        Item third = ItemCodec.decode(ItemCodec.encode(two));
+        assertThat(third.attributes().keySet().iterator().next()).isNotSameAs(a.get(0));
+    }
+
+    @Test
+    void shouldRefuseAWarmCachesNamesAppearingTwice() {
+        NameCache names = new NameCache();
+        // warm: "a" and "x" are in the cache
+        byte[] good = HexFormat.of().parseHex("0101016108010178" + "06");
+        assertThat(ItemCodec.decodeSized(good, names).item())
+                .isEqualTo(Item.builder().put("a", new AttributeValue.M(Map.of("x", AttributeValue.nul()))).build());
+        Object[][] cases = {
+            {"01 02 0161 06 0161 06", 5, "attribute a appears twice"},
+            {"01 01 0161 08 02 0178 06 0178 06", 9, "map key x appears twice"},
+            {"01 01 0161 08 01 0178 0c", 8, "unknown value type byte 0xc"},
+            {"01 02 0161 06 0162 0c", 7, "unknown value type byte 0xc"},
+            {"01 01 02 c080 06", 3, "malformed UTF-8"},
+        };
+        for (Object[] c : cases) {
+            byte[] bytes = HexFormat.of().parseHex(((String) c[0]).replace(" ", ""));
+            assertThatThrownBy(() -> ItemCodec.decodeSized(bytes, names))
+                    .as("decoding %s", c[0])
+                    .isInstanceOfSatisfying(CorruptionException.class, e -> {
+                        assertThat(e.offset()).as("offset for %s: %s", c[0], e.getMessage()).isEqualTo((int) c[1]);
+                        assertThat(e.getMessage()).contains((String) c[2]);
+                    });
+        }
+        // a malformed name was not kept: the same bytes fail again
+        byte[] malformed = HexFormat.of().parseHex("010102c08006");
+        assertThatThrownBy(() -> ItemCodec.decodeSized(malformed, names)).hasMessageContaining("malformed UTF-8");
+        assertThatThrownBy(() -> ItemCodec.decodeSized(malformed, names)).hasMessageContaining("malformed UTF-8");
+    }
+}

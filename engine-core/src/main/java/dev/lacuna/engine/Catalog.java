@@ -53,6 +53,28 @@ final class Catalog implements AutoCloseable {
         this.kv = kv;
         this.clock = clock;
         ServiceLoader.load(IndexKind.class, Catalog.class.getClassLoader()).forEach(kinds::add);
+        int tokens;
+        try {
+            tokens = openTables();
+        } catch (RuntimeException | Error e) {
+            // The updaters of the tables opened so far are running: stopped here, before the store is closed
+            // under them, they neither outlive the failed open nor take the closed store for a failure of
+            // their index (logging it as FAILED and asking to mark it so).
+            try {
+                close();
+            } catch (RuntimeException | Error suppressed) {
+                e.addSuppressed(suppressed);
+            }
+            throw e;
+        }
+        this.tokensKeyspace = tokens;
+    }
+
+    /**
+     * Opens every table (starting its indexes' maintainers) and drops what a crash left behind; returns the keyspace
+     * of the idempotency tokens.
+     */
+    private int openTables() {
         int tokens = -1;
         Set<Integer> indexKeyspaces = new HashSet<>();
         List<TableSchema> tables = new ArrayList<>();
@@ -66,7 +88,7 @@ final class Catalog implements AutoCloseable {
                 tables.add(d.table());
             }
         }
-        this.tokensKeyspace = tokens >= 0 ? tokens : kv.createKeyspace(1, TableCodec.encodeTokens()).id();
+        int tokensId = tokens >= 0 ? tokens : kv.createKeyspace(1, TableCodec.encodeTokens()).id();
         Set<String> liveCheckpoints = new HashSet<>();
         for (TableSchema t : tables) {
             for (IndexRef r : t.indexRefs()) {
@@ -88,6 +110,7 @@ final class Catalog implements AutoCloseable {
             }
         }
         openStreams(tables);
+        return tokensId;
     }
 
     /**

@@ -80,14 +80,45 @@ public final class LsmStore implements AutoCloseable {
         Objects.requireNonNull(dir, "dir");
         Objects.requireNonNull(options, "options");
         Objects.requireNonNull(owner, "owner");
-        return Recovery.open(dir, options, owner, (db, lock) -> {
-            LsmStore store = new LsmStore(db, lock);
-            store.startBackgroundWork();
-            return store;
-        });
+        return Recovery.open(dir, options, owner, (db, lock) -> start(db, lock, LsmStore::startBackgroundWork));
     }
 
-    private void startBackgroundWork() {
+    /**
+     * The store over a recovered {@code db}, once {@code startWork} (the production one: {@link
+     * #startBackgroundWork}) has queued its first background jobs. If it fails, the background threads it may
+     * have started are stopped here, before {@link Recovery} closes the files and releases the lock: the pool's
+     * threads never end by themselves, and a job left running would flush into a closed log and manifest, in a
+     * directory another open may already hold. Package-private so that a test can fail the start after jobs
+     * were queued.
+     */
+    static LsmStore start(Db db, VfsLock lock, java.util.function.Consumer<LsmStore> startWork) {
+        LsmStore store = new LsmStore(db, lock);
+        try {
+            startWork.accept(store);
+        } catch (RuntimeException | Error e) {
+            try {
+                store.stopBackground();
+            } catch (RuntimeException | Error suppressed) {
+                e.addSuppressed(suppressed);
+            }
+            throw e;
+        }
+        return store;
+    }
+
+    /** Marks the store closed and waits for the background jobs to end; the files stay open. */
+    private void stopBackground() {
+        db.commitLock.lock();
+        try {
+            db.closed = true;
+        } finally {
+            db.commitLock.unlock();
+        }
+        db.signalProgress(); // ends a job's backoff
+        background.shutdown();
+    }
+
+    void startBackgroundWork() {
         db.commitLock.lock();
         try {
             for (Tree tree : db.live) {

@@ -20,6 +20,11 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.logging.Handler;
+import java.util.logging.Level;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -80,8 +85,8 @@ class OpenErrorStopsIndexThreadsTest {
                 .filter(t -> t.isAlive() && t.getName().startsWith("lacuna-index-" + table + "-")).toList();
     }
 
-    @Test
-    void shouldStopTheUpdatersItStartedWhenTheOpenFails() throws Exception {
+    /** A store whose first table's index is active and whose second table's index build a crash cut short. */
+    private static MemVfs crashedWithABuildCutShort() throws Exception {
         MemVfs mem = new MemVfs();
         HeldIndexReads held = new HeldIndexReads(mem);
         MemVfs crashed;
@@ -105,6 +110,12 @@ class OpenErrorStopsIndexThreadsTest {
                 held.release();
             }
         }
+        return crashed;
+    }
+
+    @Test
+    void shouldStopTheUpdatersItStartedWhenTheOpenFails() throws Exception {
+        MemVfs crashed = crashedWithABuildCutShort();
         FaultyVfs faulty = new FaultyVfs(crashed);
         assertThatThrownBy(() -> Database.open(IndexEquivalenceTest.DIR, DatabaseOptions.builder().vfs(faulty).build()))
                 .isInstanceOf(AssertionError.class).hasMessageContaining("injected");
@@ -118,5 +129,52 @@ class OpenErrorStopsIndexThreadsTest {
             assertThat(db.query(FIRST, new Query("g = :g").index("ByFirst").value(":g", AttributeValue.s("G"))
                     .readYourWrites(WAIT)).items()).hasSize(1);
         }
+    }
+
+    /**
+     * The catalog closes the updaters it started before the open throws, rather than leave them to find the store
+     * closed under them: they are gone when the open throws, and none mistook the closed store for a failure of its
+     * index (it logged 'FAILED and is no longer kept' at SEVERE, and asked the catalog to mark the index failed).
+     */
+    @Test
+    void shouldCloseTheUpdatersItStartedBeforeTheOpenThrows() throws Exception {
+        MemVfs crashed = crashedWithABuildCutShort();
+        FaultyVfs faulty = new FaultyVfs(crashed);
+        Logger logger = Logger.getLogger(GlobalIndexUpdater.class.getName()); // held: JUL keeps loggers weakly
+        List<LogRecord> records = new CopyOnWriteArrayList<>();
+        Handler handler = new Handler() {
+            @Override
+            public void publish(LogRecord record) {
+                records.add(record);
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        Level saved = logger.getLevel();
+        logger.setLevel(Level.ALL);
+        logger.addHandler(handler);
+        List<String> aliveAtThrow;
+        try {
+            assertThatThrownBy(() -> Database.open(IndexEquivalenceTest.DIR, DatabaseOptions.builder().vfs(faulty).build()))
+                    .isInstanceOf(AssertionError.class).hasMessageContaining("injected");
+            aliveAtThrow = faulty.running.stream().filter(Thread::isAlive).map(Thread::getName).toList();
+            for (Thread t : faulty.running) {
+                t.join(WAIT.toMillis()); // whatever it does once the store is closed, it has done it
+            }
+        } finally {
+            logger.removeHandler(handler);
+            logger.setLevel(saved);
+        }
+        assertThat(faulty.running).as("the first table's updater, started before the fault").isNotEmpty();
+        assertThat(records.stream().filter(r -> r.getLevel().intValue() >= Level.WARNING.intValue())
+                .map(r -> r.getMessage() + (r.getThrown() == null ? "" : ": " + r.getThrown())).toList())
+                .as("what the updaters of the failed open logged").isEmpty();
+        assertThat(aliveAtThrow).as("updaters still running when the failed open threw").isEmpty();
     }
 }

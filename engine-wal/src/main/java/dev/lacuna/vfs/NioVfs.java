@@ -3,8 +3,6 @@ package dev.lacuna.vfs;
 import java.io.IOException;
 import java.nio.channels.AsynchronousFileChannel;
 import java.nio.channels.FileChannel;
-import java.nio.channels.FileLock;
-import java.nio.channels.OverlappingFileLockException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -12,7 +10,6 @@ import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.Stream;
 
 /**
@@ -28,7 +25,8 @@ import java.util.stream.Stream;
  * interrupt closed reopens it and runs the operation again (the package-private {@code NioFile} explains
  * how), and see {@link #lock(Path)}.
  *
- * <p>Thread-safe: it holds no state; each {@link VfsFile} it returns is thread-safe as well.
+ * <p>Thread-safe: it holds no state (the locks it takes are the process's, shared by every instance: see
+ * {@link #lock(Path)}); each {@link VfsFile} it returns is thread-safe as well.
  */
 public final class NioVfs implements Vfs {
     /** Creates a file system view over the operating system's default file system. */
@@ -110,30 +108,13 @@ public final class NioVfs implements Vfs {
      * {@inheritDoc}
      *
      * <p>Uses an OS file lock ({@code FileChannel.tryLock}), so it excludes other processes as well as a
-     * second lock of the same file within this JVM. An interrupt cannot release it: closing the channel
-     * would (and an interrupt closes a {@code FileChannel} during a blocking operation), but the channel
-     * is used for {@code tryLock} and {@code release} only, neither of which is interruptible.
+     * second lock of the same file (by any path to it) within this JVM. A refused second lock in this JVM
+     * closes no descriptor of the file, since on POSIX closing one would release the holder's lock too, and
+     * an interrupt cannot release it (the package-private {@code NioLocks} explains both).
      */
     @Override
     public VfsLock lock(Path lockFile) throws IOException {
-        FileChannel channel = FileChannel.open(lockFile,
-                StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE);
-        FileLock fileLock;
-        try {
-            fileLock = channel.tryLock();
-        } catch (OverlappingFileLockException e) {
-            // Another channel in this JVM holds it: the same database opened twice in one process.
-            channel.close();
-            throw lockedException(lockFile);
-        } catch (IOException | RuntimeException e) {
-            channel.close();
-            throw e;
-        }
-        if (fileLock == null) {
-            channel.close();
-            throw lockedException(lockFile);
-        }
-        return new NioLock(channel, fileLock);
+        return NioLocks.lock(lockFile);
     }
 
     /**
@@ -153,34 +134,6 @@ public final class NioVfs implements Vfs {
             throw e; // the caller's mistake (or a race): copying would hit it too
         } catch (IOException | UnsupportedOperationException e) {
             VfsCopy.copy(this, from, to);
-        }
-    }
-
-    private static IOException lockedException(Path lockFile) {
-        return new IOException(lockFile + " is locked by another process or another open database");
-    }
-
-    /** A held OS lock; closing releases the lock and closes the channel, once. */
-    private static final class NioLock implements VfsLock {
-        private final FileChannel channel;
-        private final FileLock fileLock;
-        private final AtomicBoolean closed = new AtomicBoolean();
-
-        NioLock(FileChannel channel, FileLock fileLock) {
-            this.channel = channel;
-            this.fileLock = fileLock;
-        }
-
-        @Override
-        public void close() throws IOException {
-            if (!closed.compareAndSet(false, true)) {
-                return;
-            }
-            try {
-                fileLock.release();
-            } finally {
-                channel.close();
-            }
         }
     }
 }

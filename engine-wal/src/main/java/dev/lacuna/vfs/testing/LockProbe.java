@@ -15,7 +15,8 @@ import java.util.concurrent.TimeUnit;
  * {@code java} and class path) running {@link #main}, which tries {@code FileChannel.tryLock} on the file and
  * prints {@code held} (refused) or {@code free} (acquired, then released). Only another process sees whether
  * this one's OS lock is really held: within the JVM, {@code FileChannel} refuses an overlapping lock from its
- * own table whether or not the OS lock still exists. Shared by engine-wal's and engine-core's lock tests.
+ * own table whether or not the OS lock still exists. Used by the lock tests of engine-wal and engine-core;
+ * crash-testing code can ask the same question.
  */
 public final class LockProbe {
     private LockProbe() {

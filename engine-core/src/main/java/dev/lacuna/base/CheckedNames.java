@@ -1,7 +1,5 @@
 package dev.lacuna.base;
 
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 import java.util.AbstractMap;
 import java.util.AbstractSet;
 import java.util.Arrays;
@@ -24,13 +22,6 @@ import java.util.Set;
  * that it is only read (the item wraps it unmodifiable), so it is safe to share between threads once
  * published as an item's final field.
  *
- * <p>A map made with a {@link Source} may hold a value not yet decoded: {@link #putLazy} keeps only the value's
- * position in its encoded item, and the first read of it decodes it there and keeps it. A query page decodes
- * every item it returns, and most readers look at one or two attributes of each: the values were most of a
- * queue read (JFR, 40-ticket page). The first reads of one value may race on several threads: each decodes
- * its own (equal) value into a fresh object and publishes it with release semantics, read with acquire
- * semantics, so a thread sees either nothing (and decodes) or a whole value.
- *
  * @param <V> the attribute value type ({@code dev.lacuna.AttributeValue}; generic so that this base package
  *            does not depend on the API package)
  */
@@ -45,61 +36,13 @@ public final class CheckedNames<V> extends AbstractMap<String, V> {
     private int size;
     /** Position + 1 of each name by its hash, 0 for an empty slot; null while there are at most LINEAR names. */
     private int[] index;
-    /** Decodes the values {@link #putLazy} left out, or null if there are none. */
-    private final Source<V> source;
-    /** Where each value left out is, for {@link #source}; null without a source. */
-    private int[] positions;
-
-    private static final VarHandle VALUES = MethodHandles.arrayElementVarHandle(Object[].class);
-
-    /**
-     * Decodes a value a map holds only the position of. Called from any thread, possibly from several at once
-     * for one position: it must return a fresh, equal value each time and never fail for a position the map's
-     * maker validated.
-     *
-     * @param <V> the value type
-     */
-    @FunctionalInterface
-    public interface Source<V> {
-        /** The value encoded at {@code position}. */
-        V value(int position);
-    }
 
     /** An empty map sized for {@code expected} attributes; the caller checks each name it puts. */
     public CheckedNames(int expected) {
-        this(expected, null);
-    }
-
-    /**
-     * An empty map sized for {@code expected} attributes whose values may be left to {@code source}
-     * ({@link #putLazy}); the caller checks each name it puts and has validated each value it leaves out.
-     */
-    public CheckedNames(int expected, Source<V> source) {
         int capacity = Math.max(1, expected);
         names = new String[capacity];
         hashes = new int[capacity];
         values = new Object[capacity];
-        this.source = source;
-        positions = source == null ? null : new int[capacity];
-    }
-
-    /**
-     * Adds {@code name} last with its value left to the source, to be decoded from {@code position} when first
-     * read; returns false, and changes nothing, if the map already has {@code name}.
-     *
-     * @throws IllegalStateException if the map was made without a source
-     */
-    public boolean putLazy(String name, int position) {
-        if (source == null) {
-            throw new IllegalStateException("no source to decode a value from");
-        }
-        int h = name.hashCode();
-        if (find(name, h) >= 0) {
-            return false;
-        }
-        add(name, h, null);
-        positions[size - 1] = position;
-        return true;
     }
 
     /**
@@ -115,19 +58,10 @@ public final class CheckedNames<V> extends AbstractMap<String, V> {
             values[at] = value;
             return old;
         }
-        add(name, h, value);
-        return null;
-    }
-
-    /** Adds a name not in the map, last; a null value is one left to the source. */
-    private void add(String name, int h, V value) {
         if (size == names.length) {
             names = Arrays.copyOf(names, size * 2);
             hashes = Arrays.copyOf(hashes, size * 2);
             values = Arrays.copyOf(values, size * 2);
-            if (positions != null) {
-                positions = Arrays.copyOf(positions, size * 2);
-            }
         }
         names[size] = name;
         hashes[size] = h;
@@ -142,6 +76,7 @@ public final class CheckedNames<V> extends AbstractMap<String, V> {
         } else if (size > LINEAR) {
             rebuildIndex();
         }
+        return null;
     }
 
     @Override
@@ -191,15 +126,9 @@ public final class CheckedNames<V> extends AbstractMap<String, V> {
         };
     }
 
-    /** The value at {@code at}, decoded and kept now if it was left to the source. */
     @SuppressWarnings("unchecked")
     private V value(int at) {
-        Object v = VALUES.getAcquire(values, at);
-        if (v == null) {
-            v = source.value(positions[at]);
-            VALUES.setRelease(values, at, v);
-        }
-        return (V) v;
+        return (V) values[at];
     }
 
     /** The position of {@code name}, whose hash is {@code h}, or -1. */

@@ -548,9 +548,7 @@ final class Queries {
 
         void add(byte[] key, byte[] value) {
             // A corrupt value is reported as <item>: building a name from the key here would cost every read.
-            // Lazy: checked and sized whole here, each value decoded when first read. The cursor's value array is
-            // the caller's and never changed (InternalIterator), so the item may keep it.
-            ItemCodec.Sized sized = ItemCodec.decodeLazy(value, names);
+            ItemCodec.Sized sized = ItemCodec.decodeSized(value, names);
             Item item = sized.item();
             scanned++;
             bytes += sized.size();

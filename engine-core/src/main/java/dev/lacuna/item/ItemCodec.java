@@ -108,19 +108,6 @@ public final class ItemCodec {
         return ItemDecoder.decodeSized(new ByteIn(bytes, 0, bytes.length, UNKNOWN_FILE, 0), names);
     }
 
-    /**
-     * Like {@link #decodeSized(byte[], NameCache)}, with the same checks of every byte and the same size, but
-     * the item keeps {@code bytes} and decodes its top-level strings, numbers, binaries, booleans and nulls when
-     * they are first read: a query page's reader mostly looks at one or two attributes of each item. The item
-     * is equal to, hashes and prints as the eagerly decoded one, and is as thread-safe.
-     *
-     * @param bytes an encoded item no one changes afterwards (the item holds on to it)
-     * @throws CorruptionException for any input {@link #decode(byte[])} refuses, here and not on a later read
-     */
-    public static Sized decodeLazy(byte[] bytes, NameCache names) {
-        return ItemDecoder.decodeLazy(bytes, names);
-    }
-
     private static void writeValue(AttributeValue value, int level, String attribute, ByteOut out) {
         if (value instanceof AttributeValue.S s) {
             out.write(TAG_S);

@@ -29,17 +29,10 @@ final class ItemDecoder {
     private final NameCache names;
     /** The DynamoDB size of what has been read so far. */
     private long size;
-    /** The item's own bytes whose scalar values are validated and left to decode on first read, or null. */
-    private final byte[] lazy;
-
-    private ItemDecoder(ByteIn in, NameCache names, byte[] lazy) {
-        this.in = in;
-        this.names = names;
-        this.lazy = lazy;
-    }
 
     private ItemDecoder(ByteIn in, NameCache names) {
-        this(in, names, null);
+        this.in = in;
+        this.names = names;
     }
 
     static Item decode(ByteIn in) {
@@ -57,26 +50,6 @@ final class ItemDecoder {
         return new ItemCodec.Sized(item, decoder.size);
     }
 
-    /**
-     * Like {@link #decodeSized}, but each top-level scalar value (S, N, B, BOOL, NULL) is only validated and
-     * sized here, and decoded from {@code bytes}, which the item keeps, when first read. Lists, maps and sets
-     * are decoded now: validating them costs what decoding them does.
-     *
-     * @param bytes an item's encoding that no one will change
-     */
-    static ItemCodec.Sized decodeLazy(byte[] bytes, NameCache names) {
-        ItemDecoder decoder = new ItemDecoder(new ByteIn(bytes, 0, bytes.length, ItemCodec.UNKNOWN_FILE, 0), names,
-                bytes);
-        Item item = decoder.item();
-        return new ItemCodec.Sized(item, decoder.size);
-    }
-
-    /** The value a lazy item's map left at {@code position} of {@code bytes}, which {@link #decodeLazy} validated. */
-    private static AttributeValue lazyValue(byte[] bytes, int position) {
-        ByteIn in = new ByteIn(bytes, position, bytes.length - position, ItemCodec.UNKNOWN_FILE, position);
-        return new ItemDecoder(in, null).readValue(1);
-    }
-
     private Item item() {
         int versionAt = in.position();
         int version = in.u8();
@@ -85,9 +58,7 @@ final class ItemDecoder {
         }
         // an attribute is at least a name length, one byte of name and a type byte
         int count = in.length("attribute count", 3);
-        byte[] source = lazy;
-        CheckedNames<AttributeValue> attributes = source == null ? new CheckedNames<>(count)
-                : new CheckedNames<>(count, position -> lazyValue(source, position));
+        CheckedNames<AttributeValue> attributes = new CheckedNames<>(count);
         for (int i = 0; i < count; i++) {
             int nameAt = in.position();
             int nameBytes = in.length("attribute name length", 1);
@@ -100,15 +71,7 @@ final class ItemDecoder {
             }
             size += nameBytes;
             // one hash look-up, not a containsKey and then a put: a name seen twice is corrupt either way
-            boolean twice;
-            if (lazy == null) {
-                twice = attributes.put(name, readValue(1)) != null;
-            } else {
-                int valueAt = in.position();
-                AttributeValue nested = skipScalar();
-                twice = nested == null ? !attributes.putLazy(name, valueAt) : attributes.put(name, nested) != null;
-            }
-            if (twice) {
+            if (attributes.put(name, readValue(1)) != null) {
                 throw in.corrupt(nameAt, "attribute " + name + " appears twice");
             }
         }
@@ -124,50 +87,7 @@ final class ItemDecoder {
 
     private AttributeValue readValue(int level) {
         int at = in.position();
-        return readValue(at, in.u8(), level);
-    }
-
-    /**
-     * Checks and sizes a top-level scalar value as {@link #readValue} would decode it, allocating nothing for
-     * an ASCII string or any number, and returns null; any other value it decodes and returns.
-     */
-    private AttributeValue skipScalar() {
-        int at = in.position();
         int tag = in.u8();
-        switch (tag) {
-            case ItemCodec.TAG_S: {
-                int bytes = in.length("string length", 1);
-                size += bytes;
-                int from = in.skip(bytes);
-                byte[] b = in.array();
-                for (int i = from; i < from + bytes; i++) {
-                    if (b[i] < 0) {
-                        in.utf8(b, from, bytes, from); // not ASCII: the strict decoder judges it
-                        break;
-                    }
-                }
-                return null;
-            }
-            case ItemCodec.TAG_N:
-                size += NumberEncoding.size(NumberEncoding.skip(in));
-                return null;
-            case ItemCodec.TAG_B: {
-                int bytes = in.length("binary length", 1);
-                size += bytes;
-                in.skip(bytes);
-                return null;
-            }
-            case ItemCodec.TAG_FALSE:
-            case ItemCodec.TAG_TRUE:
-            case ItemCodec.TAG_NULL:
-                size++;
-                return null;
-            default:
-                return readValue(at, tag, 1);
-        }
-    }
-
-    private AttributeValue readValue(int at, int tag, int level) {
         try {
             switch (tag) {
                 case ItemCodec.TAG_S:
@@ -237,7 +157,7 @@ final class ItemDecoder {
      */
     private BigDecimal number() {
         BigDecimal value = NumberEncoding.decode(in);
-        size += NumberEncoding.size(value.signum() == 0 ? 0 : value.precision());
+        size += value.signum() == 0 ? 1 : (value.precision() + 1) / 2 + 1;
         return value;
     }
 

@@ -64,50 +64,6 @@ final class NumberEncoding {
     }
 
     /**
-     * Reads one encoded number starting at the sign byte as {@link #decode} does, with the same checks, and
-     * returns its count of significant digits (0 for zero) rather than its value: nothing is allocated.
-     */
-    static int skip(ByteIn in) {
-        int tagAt = in.position();
-        int tag = in.u8();
-        if (tag == TAG_ZERO) {
-            return 0;
-        }
-        if (tag != TAG_NEGATIVE && tag != TAG_POSITIVE) {
-            throw in.corrupt(tagAt, "unknown number sign byte 0x" + Integer.toHexString(tag));
-        }
-        int mask = tag == TAG_NEGATIVE ? 0xFF : 0;
-        in.u8(); // the exponent: every byte is one
-        int n = 0;
-        for (int pairs = 0; ; pairs++) {
-            int at = in.position();
-            if (pairs == MAX_PAIRS) {
-                throw in.corrupt(at, "number has more than " + MAX_DIGITS + " digits");
-            }
-            int b = in.u8() ^ mask;
-            int pair = b >>> 1;
-            if (pair > 99) {
-                throw in.corrupt(at, "number digit pair " + pair + " is above 99");
-            }
-            if (pairs == 0 && pair < 10) {
-                throw in.corrupt(at, "number has a leading zero digit");
-            }
-            n += 2;
-            if ((b & 1) == 0) {
-                if (pair == 0) {
-                    throw in.corrupt(at, "number ends with a zero digit pair");
-                }
-                return pair % 10 == 0 ? n - 1 : n;
-            }
-        }
-    }
-
-    /** DynamoDB's size of a number of {@code digits} significant digits ({@link ItemSize#number}). */
-    static int size(int digits) {
-        return digits == 0 ? 1 : (digits + 1) / 2 + 1;
-    }
-
-    /**
      * Reads one encoded number starting at the sign byte. Rejects everything {@link #encode} would not
      * write — an unknown sign byte, a pair above 99, a leading zero digit, a last pair of 00, more than
      * 38 digits — so every accepted encoding is the unique encoding of its value.

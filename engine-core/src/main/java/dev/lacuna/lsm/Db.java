@@ -18,7 +18,6 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
-import java.util.concurrent.locks.ReentrantLock;
 import jdk.jfr.EventType;
 
 /**
@@ -38,8 +37,11 @@ final class Db {
     final ReadTracker reads = new ReadTracker();
     /** Frees what cursors collected without being closed held (their read above all). */
     final CursorReaper cursors = new CursorReaper();
-    /** Orders writes: the log append and the memtable inserts of one write happen under it, as one step. */
-    final ReentrantLock commitLock = new ReentrantLock();
+    /**
+     * Orders writes: the log append happens under it, and the memtable inserts too but for writes of puts
+     * alone, which insert after it in parallel ({@link CommitLock}, {@link InsertOrder}).
+     */
+    final CommitLock commitLock = new CommitLock(this);
     /**
      * The store's JFR events, which never fail the work they describe (see {@link EventGuard}); their types,
      * null if JFR cannot provide them.
@@ -73,6 +75,8 @@ final class Db {
     volatile long loggedSequence;
     /** Moves {@link #visibleSequence} as writes are logged and the log is made durable. */
     final Visibility visibility = new Visibility(this);
+    /** Writes whose inserts run outside the commit lock, published in LSN order. */
+    final InsertOrder inserts = new InsertOrder(visibility);
     /** Bytes held by all memtables, active and frozen. */
     final AtomicLong memoryUsed = new AtomicLong();
     volatile boolean closed;

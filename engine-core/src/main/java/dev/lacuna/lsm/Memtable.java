@@ -11,8 +11,9 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * The in-memory write buffer of one LSM tree: a concurrent skip list of internal keys. Writers insert
- * under the engine's commit lock; readers iterate concurrently without locks. Once full it is frozen
+ * The in-memory write buffer of one LSM tree: a concurrent skip list of internal keys. Puts may be inserted
+ * by several writers at once (each after the commit lock gave it its sequence number, see {@link WritePath});
+ * deletions are inserted under the commit lock with no put in flight. Readers iterate concurrently without locks. Once full it is frozen
  * ({@link #freeze()}) and handed to a flush, while a new memtable takes the writes.
  *
  * <p>Entries are never removed: a reader holding the memtable sees every version it saw before.
@@ -23,6 +24,21 @@ final class Memtable {
     /** Reads an internal key's trailer in one step (InternalKey.sequence assembles it byte by byte). */
     private static final java.lang.invoke.VarHandle BIG_ENDIAN_LONG = java.lang.invoke.MethodHandles
             .byteArrayViewVarHandle(long[].class, java.nio.ByteOrder.BIG_ENDIAN);
+    /** Fields that concurrent puts update: {@link #added}, {@link #minSequence}, {@link #maxSequence}. */
+    private static final java.lang.invoke.VarHandle ADDED;
+    private static final java.lang.invoke.VarHandle MIN_SEQUENCE;
+    private static final java.lang.invoke.VarHandle MAX_SEQUENCE;
+
+    static {
+        try {
+            java.lang.invoke.MethodHandles.Lookup lookup = java.lang.invoke.MethodHandles.lookup();
+            ADDED = lookup.findVarHandle(Memtable.class, "added", long.class);
+            MIN_SEQUENCE = lookup.findVarHandle(Memtable.class, "minSequence", long.class);
+            MAX_SEQUENCE = lookup.findVarHandle(Memtable.class, "maxSequence", long.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
 
     private final ConcurrentSkipListMap<byte[], byte[]> entries;
     private final AtomicLong bytes = new AtomicLong();
@@ -30,8 +46,8 @@ final class Memtable {
     private volatile long maxSequence;
     private volatile boolean frozen;
     private int deadPairs; // deletions that found a put of their key in this memtable; under the commit lock
-    // Entries and deletions added, for size estimates (the skip list's size() walks it); written under the commit
-    // lock, read by anyone. Like bytes, never reduced by a purge, which removes a put with its deletion.
+    // Entries and deletions added, for size estimates (the skip list's size() walks it); entries counted
+    // atomically (concurrent puts), deletions under the commit lock; read by anyone. Like bytes, never reduced by a purge, which removes a put with its deletion.
     private volatile long added;
     private volatile long deletionsAdded;
 
@@ -74,8 +90,8 @@ final class Memtable {
     }
 
     /**
-     * Adds an entry and returns its internal key. The caller serialises adds (the commit lock) and never
-     * adds to a frozen memtable. Bytes are counted as added and never given back by a purge: the
+     * Adds an entry and returns its internal key. Puts may be added concurrently; the caller serialises
+     * deletions with every other add (the commit lock, no put in flight) and never adds to a frozen memtable. Bytes are counted as added and never given back by a purge: the
      * memtable is flushed after the same volume of writes either way, which bounds the log it holds back.
      */
     byte[] add(byte[] userKey, long sequence, int kind, byte[] value) {
@@ -87,17 +103,29 @@ final class Memtable {
             }
             deletionsAdded = deletionsAdded + 1; // one writer (the commit lock)
         }
-        added = added + 1;
+        ADDED.getAndAdd(this, 1L);
         byte[] internalKey = InternalKey.encode(userKey, sequence, kind);
         entries.put(internalKey, value);
-        bytes.addAndGet(userKey.length + InternalKey.TRAILER_SIZE + value.length + ENTRY_OVERHEAD);
-        if (sequence < minSequence) {
-            minSequence = sequence;
+        bytes.addAndGet(entryBytes(userKey, value));
+        long min;
+        while (sequence < (min = minSequence) && !MIN_SEQUENCE.compareAndSet(this, min, sequence)) {
+            // another put lowered it meanwhile: compare again
         }
-        if (sequence > maxSequence) {
-            maxSequence = sequence;
+        long max;
+        while (sequence > (max = maxSequence) && !MAX_SEQUENCE.compareAndSet(this, max, sequence)) {
+            // another put raised it meanwhile: compare again
         }
         return internalKey;
+    }
+
+    /** The bytes {@link #add} counts for an entry of {@code userKey} and {@code value}. */
+    static long entryBytes(byte[] userKey, byte[] value) {
+        return userKey.length + InternalKey.TRAILER_SIZE + value.length + ENTRY_OVERHEAD;
+    }
+
+    /** Whether dead pairs wait for {@link #purge}. Under the commit lock. */
+    boolean hasPurgeable() {
+        return !purgeable.isEmpty();
     }
 
     /**

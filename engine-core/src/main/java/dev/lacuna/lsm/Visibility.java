@@ -8,8 +8,8 @@ import java.util.ArrayDeque;
  * {@code NONE} or {@code BATCHED} at once, as its caller chose — unless a {@code SYNC} write logged before
  * it is still waiting for its fsync, since visibility is a prefix of the log ({@link Db#visibleSequence}).
  *
- * <p>{@link #logged} is called under the commit lock in LSN order; {@link #durable} by whoever saw the log
- * made durable. Thread-safe.
+ * <p>{@link #logged} is called in LSN order, under the commit lock or by {@link InsertOrder} (which holds no
+ * write back while one is under the lock); {@link #durable} by whoever saw the log made durable. Thread-safe.
  */
 final class Visibility {
     private final Db db;

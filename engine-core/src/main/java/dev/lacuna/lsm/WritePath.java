@@ -109,8 +109,14 @@ final class WritePath {
         byte[] record = unloggedSequence > 0 ? null
                 : BatchCodec.encode(ops.size() == logged.size() ? ops : withLogOnly(ops, logged),
                         db.options.clock().millis(), batch.flags());
+        if (record != null && onlyPuts(ops)) {
+            long lsn = commitPuts(ops, routes, treeIds, record, durability);
+            if (lsn > 0) {
+                return lsn;
+            }
+        }
         long lsn;
-        db.commitLock.lock();
+        db.commitLock.lock(); // waits for the inserts of writes of puts in flight: see commitPuts
         try {
             db.checkWritable();
             if (db.routes != routes) {
@@ -167,6 +173,89 @@ final class WritePath {
             db.commitLock.unlock();
         }
         return lsn;
+    }
+
+    /**
+     * Commits a logged batch of puts with its inserts outside the commit lock, in parallel with other such
+     * writers (RocksDB's concurrent memtable writes): the lock orders the append and hands out the memtables;
+     * {@link InsertOrder} publishes the write once every write before it is inserted, and this returns once
+     * it is. A put reads no memtable, so its inserts need not follow the writes before it. Whatever needs the
+     * memtables still ({@link #commit}'s bookkeeping: a memtable switch, the memory budget, a purge, the log's
+     * size check, the format mark) is left to the serial path, before anything is appended.
+     *
+     * @return the write's LSN, or 0 if it must take the serial path
+     */
+    private long commitPuts(List<WriteBatch.Op> ops, Db.Route[] routes, int[] treeIds, byte[] record,
+            Durability durability) {
+        Memtable[] mems = new Memtable[treeIds.length];
+        InsertOrder.Ticket ticket = new InsertOrder.Ticket();
+        long lsn;
+        db.commitLock.lockForAppend();
+        try {
+            db.checkWritable();
+            if (db.routes != routes) {
+                treeIds = treesOf(ops); // a keyspace was created or dropped meanwhile
+            }
+            if (!db.versions.formatCurrent() || loggedSinceCheck + record.length >= logCheckInterval
+                    || !roomWithoutBookkeeping(ops, treeIds)) {
+                return 0;
+            }
+            for (int i = 0; i < treeIds.length; i++) {
+                mems[i] = db.trees[treeIds[i]].mem();
+            }
+            // As in commit: between the append and the last insert nothing may fail. Past the append, only the
+            // in-flight queue's growth allocates before the inserts.
+            lsn = db.wal.appendNoWait(record, 0, record.length, durability);
+            loggedSinceCheck += record.length;
+            db.inserts.begin(ticket, lsn, durability instanceof Durability.Sync);
+        } finally {
+            db.commitLock.unlock();
+        }
+        long added = 0;
+        try {
+            for (int i = 0; i < mems.length; i++) {
+                WriteBatch.Op op = ops.get(i);
+                mems[i].add(op.key(), lsn, op.kind(), op.value());
+                added += Memtable.entryBytes(op.key(), op.value());
+            }
+        } finally {
+            db.memoryUsed.addAndGet(added);
+            db.inserts.finish(ticket); // published once every earlier write is: reads see a prefix of the log
+        }
+        return lsn;
+    }
+
+    private static boolean onlyPuts(List<WriteBatch.Op> ops) {
+        for (WriteBatch.Op op : ops) {
+            if (op.kind() != WriteBatch.KIND_PUT) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Whether {@code ops} leave every memtable they go into under its switch triggers, the memory under its
+     * budget, and no dead pair to purge: then {@link #commit}'s bookkeeping after the inserts would do nothing.
+     * Inserts in flight are not counted yet: the write after them sees them. Under the commit lock.
+     */
+    private boolean roomWithoutBookkeeping(List<WriteBatch.Op> ops, int[] treeIds) {
+        long bytes = 0;
+        for (WriteBatch.Op op : ops) {
+            bytes += Memtable.entryBytes(op.key(), op.value());
+        }
+        for (int i = 0; i < treeIds.length; i++) {
+            if (i > 0 && treeIds[i] == treeIds[i - 1]) {
+                continue; // checked already
+            }
+            Tree tree = db.trees[treeIds[i]];
+            // All of the batch's bytes against each memtable: at worst the serial path once too early.
+            if (tree.activeBytes() + bytes >= db.options.memtableBytes()
+                    || tree.activeDeadPairs() >= db.options.deadEntryTrigger() || tree.mem().hasPurgeable()) {
+                return false;
+            }
+        }
+        return db.memoryUsed.get() + bytes <= db.options.memoryBudget();
     }
 
     /**

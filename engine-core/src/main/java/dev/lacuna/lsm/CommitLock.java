@@ -1,0 +1,57 @@
+package dev.lacuna.lsm;
+
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * The commit lock ({@link Db#commitLock}): orders writes. A writer whose batch holds only puts takes it with
+ * {@link #lockForAppend()} to append its record and then inserts into the memtables after releasing it
+ * ({@link InsertOrder}); every other holder takes it with {@link #lock()}, which also waits until no such
+ * insert is in flight. So whoever holds it through {@link #lock()} finds every logged write in the memtables
+ * and published, and no memtable written meanwhile, as when every insert ran under the lock: switching and
+ * flushing memtables, deletions (which read what the writes before them left), checkpoints, a read's one
+ * sequence across partitions, close.
+ */
+final class CommitLock extends ReentrantLock {
+    private static final long serialVersionUID = 1L;
+
+    private final transient Db db;
+
+    CommitLock(Db db) {
+        this.db = db;
+    }
+
+    /** Takes the lock and waits until no write's inserts are in flight. */
+    @Override
+    public void lock() {
+        super.lock();
+        try {
+            db.inserts.drain();
+        } catch (RuntimeException | Error e) {
+            super.unlock();
+            throw e;
+        }
+    }
+
+    /**
+     * Takes the lock without waiting for inserts in flight: for a writer that only appends its record and
+     * begins its inserts ({@link InsertOrder#begin}) under it.
+     */
+    void lockForAppend() {
+        super.lock();
+    }
+
+    @Override
+    public void lockInterruptibly() {
+        throw new UnsupportedOperationException("the commit lock is taken with lock()");
+    }
+
+    @Override
+    public boolean tryLock() {
+        throw new UnsupportedOperationException("the commit lock is taken with lock()");
+    }
+
+    @Override
+    public boolean tryLock(long timeout, java.util.concurrent.TimeUnit unit) {
+        throw new UnsupportedOperationException("the commit lock is taken with lock()");
+    }
+}

@@ -1,0 +1,131 @@
+package dev.lacuna.lsm;
+
+import java.util.ArrayDeque;
+
+/**
+ * Publishes, in log order, writes whose memtable inserts run outside the commit lock (RocksDB's concurrent
+ * memtable writes). Under the commit lock a writer appends its record and {@link #begin}s; it then inserts
+ * without the lock, in parallel with other writers, and {@link #finish}es: a write reaches {@link Visibility}
+ * only once every write begun before it has finished its inserts, so reads never see an LSN without every
+ * earlier one, and a writer returns only once its own write is published (reads-your-writes).
+ *
+ * <p>{@link #drain} lets a holder of the commit lock wait until no insert is in flight ({@link Db.CommitLock}):
+ * with no write begun while it holds the lock, everything logged is then in the memtables and published, as
+ * when the inserts ran under the lock. Thread-safe; lock order: commit lock, this, {@link Visibility}.
+ */
+final class InsertOrder {
+    /** Spins before a writer whose write is not yet published parks: an earlier insert takes microseconds. */
+    private static final int SPINS = 200;
+
+    /** One write whose inserts may run outside the commit lock. */
+    static final class Ticket {
+        private long lsn;
+        private boolean sync;
+        private boolean inserted; // guarded by the InsertOrder
+        private volatile boolean published;
+    }
+
+    private final Visibility visibility;
+    /** Writes begun and not yet published, in LSN order. */
+    private final ArrayDeque<Ticket> inFlight = new ArrayDeque<>();
+    /** Threads waiting in {@link #finish} or {@link #drain}. */
+    private int waiters;
+
+    InsertOrder(Visibility visibility) {
+        this.visibility = visibility;
+    }
+
+    /**
+     * Under the commit lock, right after {@code lsn} was appended: its inserts are in flight. The ticket is
+     * made before the append, so that nothing here allocates but the queue's growth.
+     */
+    synchronized void begin(Ticket ticket, long lsn, boolean sync) {
+        ticket.lsn = lsn;
+        ticket.sync = sync;
+        inFlight.addLast(ticket);
+    }
+
+    /**
+     * The inserts of {@code ticket}'s write are done (or failed: it is published all the same, as a failed
+     * insert under the lock left its record to be published by the next write): publishes every write at the
+     * head of the queue whose inserts are done, then waits until {@code ticket}'s is published.
+     */
+    void finish(Ticket ticket) {
+        synchronized (this) {
+            ticket.inserted = true;
+            boolean published = false;
+            Ticket head;
+            while ((head = inFlight.peekFirst()) != null && head.inserted) {
+                inFlight.pollFirst();
+                try {
+                    visibility.logged(head.lsn, head.sync);
+                } finally {
+                    head.published = true; // never leaves its writer waiting, even on an Error
+                    published = true;
+                }
+            }
+            if (published && waiters > 0) {
+                notifyAll();
+            }
+            if (ticket.published) {
+                return;
+            }
+        }
+        for (int i = 0; i < SPINS && !ticket.published; i++) {
+            Thread.onSpinWait();
+        }
+        if (!ticket.published) {
+            awaitPublished(ticket);
+        }
+    }
+
+    private synchronized void awaitPublished(Ticket ticket) {
+        boolean interrupted = false;
+        waiters++;
+        try {
+            while (!ticket.published) {
+                try {
+                    wait(); // the writer before it is inserting: it publishes this one when done
+                } catch (InterruptedException e) {
+                    interrupted = true; // the write is logged: it must be published before its writer returns
+                }
+            }
+        } finally {
+            waiters--;
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /**
+     * Waits until every write begun is published. Called holding the commit lock, so none begins meanwhile;
+     * the writers it waits for need no lock to finish.
+     */
+    synchronized void drain() {
+        if (inFlight.isEmpty()) {
+            return;
+        }
+        boolean interrupted = false;
+        waiters++;
+        try {
+            while (!inFlight.isEmpty()) {
+                try {
+                    wait();
+                } catch (InterruptedException e) {
+                    interrupted = true; // inserts in flight end in microseconds, and nothing may see them half done
+                }
+            }
+        } finally {
+            waiters--;
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /** Whether no write is in flight; for tests. */
+    synchronized boolean idle() {
+        return inFlight.isEmpty();
+    }
+}

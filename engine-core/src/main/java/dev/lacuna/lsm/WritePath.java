@@ -409,6 +409,11 @@ final class WritePath {
         try {
             for (int id : treeIds) {
                 Tree tree = db.trees[id];
+                if (tree == null) {
+                    // Dropped since the write looked its trees up: the commit looks them up again under the
+                    // lock and refuses the write as one to a keyspace that does not exist.
+                    continue;
+                }
                 while (isFull(tree)) {
                     if (start == 0) {
                         // The stall path only: a write with room passes through none of this.

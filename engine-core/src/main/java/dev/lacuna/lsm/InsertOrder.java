@@ -55,17 +55,21 @@ final class InsertOrder {
             ticket.inserted = true;
             boolean published = false;
             Ticket head;
-            while ((head = inFlight.peekFirst()) != null && head.inserted) {
-                inFlight.pollFirst();
-                try {
-                    visibility.logged(head.lsn, head.sync);
-                } finally {
-                    head.published = true; // never leaves its writer waiting, even on an Error
-                    published = true;
+            try {
+                while ((head = inFlight.peekFirst()) != null && head.inserted) {
+                    inFlight.pollFirst();
+                    try {
+                        visibility.logged(head.lsn, head.sync);
+                    } finally {
+                        head.published = true; // never leaves its writer waiting, even on an Error
+                        published = true;
+                    }
                 }
-            }
-            if (published && waiters > 0) {
-                notifyAll();
+            } finally {
+                // Even when publishing threw: the writers already marked published must be woken.
+                if (published && waiters > 0) {
+                    notifyAll();
+                }
             }
             if (ticket.published) {
                 return;

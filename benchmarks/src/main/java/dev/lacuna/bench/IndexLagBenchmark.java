@@ -186,8 +186,9 @@ public class IndexLagBenchmark {
 
     @TearDown(Level.Iteration)
     public void endIteration() {
-        System.out.printf(Locale.ROOT, "%n  load %d %% (%.0f writes/s): acknowledgement to visible in the GSI p50 %.3f ms,"
-                        + " p99 %.3f ms, max %.3f ms (%d writes); the write itself p50 %.3f ms, p99 %.3f ms, max %.3f ms%n",
+        System.out.printf(Locale.ROOT, "%n  load %d %% (%.0f writes/s): acknowledgement to visible in the GSI"
+                        + " p50 %.3f ms, p99 %.3f ms, max %.3f ms (%d writes);"
+                        + " the write itself p50 %.3f ms, p99 %.3f ms, max %.3f ms%n",
                 load, maxRate * load / 100.0, lags.getValueAtPercentile(50) / 1e6, lags.getValueAtPercentile(99) / 1e6,
                 lags.getMaxValue() / 1e6, lags.getTotalCount(), acks.getValueAtPercentile(50) / 1e6,
                 acks.getValueAtPercentile(99) / 1e6, acks.getMaxValue() / 1e6);

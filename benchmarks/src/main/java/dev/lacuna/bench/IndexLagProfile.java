@@ -175,7 +175,8 @@ public final class IndexLagProfile {
                     slow.add(new long[] {ackAt[i] + wallOffset, seenAt[i] + wallOffset, lsnOf[i]});
                 }
             }
-            System.out.printf(Locale.ROOT, "load %d %% (%.0f writes/s, %d writes)%n", load, maxRate * load / 100, writes);
+            System.out.printf(Locale.ROOT, "load %d %% (%.0f writes/s, %d writes)%n", load, maxRate * load / 100,
+                    writes);
             print("ack to visible in GSI", lag);
             print("write call (ack latency)", acks);
             print("ack to watcher's first look", looks);
@@ -292,7 +293,8 @@ public final class IndexLagProfile {
             causes.merge(cause(from, at, checkpoints, spans), 1, Integer::sum);
         }
         System.out.println("slow samples by cause (the first that applies, in this order):");
-        causes.forEach((k, v) -> System.out.printf(Locale.ROOT, "  %6d (%5.1f %%)  %s%n", v, 100.0 * v / slow.size(), k));
+        causes.forEach((k, v) -> System.out.printf(Locale.ROOT, "  %6d (%5.1f %%)  %s%n", v, 100.0 * v / slow.size(),
+                k));
         print("slow: ack to applied", updaterPart);
         slowApplies(events);
         print("slow: applied to seen", watcherPart);

@@ -30,10 +30,11 @@ import jdk.jfr.EventType;
  * the index's files hold; the log keeps every record above it. A routine checkpoint is taken on a thread of
  * its own while the updater goes on applying the log (one at a time): taken on the updater's thread, its log
  * sync and the wait for the index keyspace's flush (tens of milliseconds, hundreds on a busy machine) held
- * back every write acknowledged meanwhile, which was most of the index's lag above its median (issue 13,
- * {@code IndexLagProfile}). The one taken on closing is the updater's own, after any routine one has ended. A routine checkpoint stays
- * {@value #YOUNG_LSNS} to twice that many LSNs behind the last record applied, and the entries written since
- * stay in memory ({@link IndexContext#checkpoint}): under churn (a queue's entries created and deleted within
+ * back every write acknowledged meanwhile: a burst of late entries at each checkpoint, in the index lag's tail
+ * (issue 13, {@code IndexLagProfile}). The one taken on closing is the updater's own, after any routine one
+ * has ended. A routine checkpoint stays {@value #YOUNG_LSNS} to twice that many LSNs behind the last record
+ * applied, and the entries written since stay in memory ({@link IndexContext#checkpoint}): under churn (a
+ * queue's entries created and deleted within
  * moments) a checkpoint at the last record would push the entries open at that moment into a file, and each
  * deletion of one would then leave a tombstone over a put that every read of the queue steps over until a
  * compaction meets the two; kept in memory, the deletion annihilates the put.

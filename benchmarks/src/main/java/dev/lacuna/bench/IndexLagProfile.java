@@ -101,7 +101,7 @@ public final class IndexLagProfile {
             long[] lookedAt = new long[(int) writes];
             AtomicLong published = new AtomicLong(); // samples 0..published-1 are filled in
             boolean spin = args.length > 4 && args[4].equals("spin");
-            Query waitForIndex = new Query("GSI1PK = :q").index("GSI1").value(":q", AttributeValue.s("NO-QUEUE"))
+            Query waitForIndex = new Query("GSI1PK = :q").index("GSI1").value(":q", AttributeValue.s("QUEUE#0"))
                     .limit(1).readYourWrites(Duration.ofSeconds(60));
             Thread watcher = new Thread(() -> {
                 int next = 0;

@@ -11,6 +11,7 @@ module dev.lacuna.benchmarks {
     requires rocksdbjni;
     requires HdrHistogram; // IndexLagBenchmark's percentiles (an automatic module named after its jar)
     requires java.management; // Interleaved: the calling thread's CPU time
+    requires jdk.jfr; // IndexLagProfile: a recording of its own JVM, matched against the slow samples
     requires org.lz4.java; // Lz4Benchmark: each lz4-java implementation on its own
     requires com.github.benmanes.caffeine; // BlockCacheBenchmark: the engine's block cache against Caffeine
 }

@@ -27,9 +27,14 @@ import jdk.jfr.EventType;
  *
  * <p>The checkpoint moves every {@value #CHECKPOINT_RECORDS} records (or after a quiet spell): the index
  * keyspace is flushed first, then the checkpoint recorded in the manifest, so it never claims more than
- * the index's files hold; the log keeps every record above it. A routine checkpoint stays
- * {@value #YOUNG_LSNS} to twice that many LSNs behind the last record applied, and the entries written since
- * stay in memory ({@link IndexContext#checkpoint}): under churn (a queue's entries created and deleted within
+ * the index's files hold; the log keeps every record above it. A routine checkpoint is taken on a thread of
+ * its own while the updater goes on applying the log (one at a time): taken on the updater's thread, its log
+ * sync and the wait for the index keyspace's flush (tens of milliseconds, hundreds on a busy machine) held
+ * back every write acknowledged meanwhile: a burst of late entries at each checkpoint, in the index lag's tail
+ * (issue 13, {@code IndexLagProfile}). The one taken on closing is the updater's own, after any routine one
+ * has ended. A routine checkpoint stays {@value #YOUNG_LSNS} to twice that many LSNs behind the last record
+ * applied, and the entries written since stay in memory ({@link IndexContext#checkpoint}): under churn (a
+ * queue's entries created and deleted within
  * moments) a checkpoint at the last record would push the entries open at that moment into a file, and each
  * deletion of one would then leave a tombstone over a put that every read of the queue steps over until a
  * compaction meets the two; kept in memory, the deletion annihilates the put.
@@ -78,7 +83,12 @@ final class GlobalIndexUpdater implements IndexMaintainer {
     private volatile long backfillDone;
     private volatile long backfillTotal;
     private volatile boolean stopping;
-    private long checkpointed;
+    /** The LSN of the last checkpoint taken; written by the thread that took it (see {@link #checkpointer}). */
+    private volatile long checkpointed;
+    /** The thread taking a routine checkpoint, or null (updater thread only). */
+    private Thread checkpointer;
+    /** What the last routine checkpoint threw, for the updater's thread to throw (read once it has ended). */
+    private volatile Throwable checkpointFailure;
     /** The LSN of a batch applied (updater thread only): the newest of two marks at least {@link #YOUNG_LSNS} apart. */
     private long mark;
     /** The mark before {@link #mark}: where a routine checkpoint goes. */
@@ -147,7 +157,11 @@ final class GlobalIndexUpdater implements IndexMaintainer {
             advance(from);
             // After a transient error the log is read again from the last record applied whole: applying a
             // record twice gives the same entries at the same sequence numbers.
-            retrying(() -> follow(applied));
+            try {
+                retrying(() -> follow(applied));
+            } finally {
+                awaitCheckpointer(); // nothing of the updater outlives its thread (close joins that thread)
+            }
         } catch (InterruptedException e) {
             // closing
         } catch (Throwable t) {
@@ -254,17 +268,20 @@ final class GlobalIndexUpdater implements IndexMaintainer {
                     if (applied >= context.lastLsn()) {
                         caughtUpAt = context.clock().millis();
                     }
-                    if (applied > checkpointed && System.nanoTime() - quietSince > 2_000_000_000L) {
-                        checkpoint(applied); // quiet: nothing is being created and deleted
+                    if (checkpointDone() && applied > checkpointed
+                            && System.nanoTime() - quietSince > 2_000_000_000L) {
+                        checkpointInBackground(applied); // quiet: nothing is being created and deleted
                     }
                     continue;
                 }
                 quietSince = System.nanoTime();
                 applyBatch(log, record, record.lsn() > mayBeAppliedUpTo);
-                if (applied - checkpointed >= CHECKPOINT_RECORDS) {
-                    checkpoint(markBefore > checkpointed ? markBefore : applied);
+                if (checkpointDone() && applied - checkpointed >= CHECKPOINT_RECORDS) {
+                    checkpointInBackground(markBefore > checkpointed ? markBefore : applied);
                 }
             }
+            awaitCheckpointer();
+            checkpointDone();
             if (applied > checkpointed) {
                 checkpoint(applied); // closing: a reopen then resumes from here instead of reading the log again
             }
@@ -381,6 +398,69 @@ final class GlobalIndexUpdater implements IndexMaintainer {
     private void checkpoint(long at) {
         context.checkpoint(at);
         checkpointed = at;
+    }
+
+    /**
+     * Starts {@link #checkpoint}{@code (at)} on a thread of its own, so that the updater goes on applying the
+     * log meanwhile (see the class). The store allows it: the index keyspace's memtable switch keeping the keys
+     * written after {@code at} is made under the commit lock, which the updater's applies take too. Called only
+     * when no checkpoint is being taken ({@link #checkpointDone}).
+     */
+    private void checkpointInBackground(long at) {
+        Thread t = new Thread(() -> {
+            try {
+                checkpoint(at);
+            } catch (Throwable e) {
+                checkpointFailure = e; // thrown on the updater's thread, which retries or fails as for its own
+            }
+        }, "lacuna-checkpoint-" + context.table().name() + "-" + context.index().name());
+        t.setDaemon(true); // as the updater's: joined by it, and so by close()
+        checkpointer = t;
+        t.start();
+    }
+
+    /**
+     * Whether no routine checkpoint is being taken; throws what the last one threw (once), so that the updater
+     * handles it as an error of its own: a transient one is retried (the next checkpoint is taken again), a
+     * permanent one fails the index.
+     */
+    private boolean checkpointDone() {
+        Thread t = checkpointer;
+        if (t != null && t.isAlive()) {
+            return false;
+        }
+        checkpointer = null;
+        Throwable failure = checkpointFailure;
+        if (failure != null) {
+            checkpointFailure = null;
+            if (failure instanceof RuntimeException r) {
+                throw r;
+            }
+            if (failure instanceof Error e) {
+                throw e;
+            }
+            throw new IllegalStateException(failure);
+        }
+        return true;
+    }
+
+    /** Waits for the routine checkpoint being taken, if one is, to end (an interrupt does not cut it short). */
+    private void awaitCheckpointer() {
+        Thread t = checkpointer;
+        if (t == null) {
+            return;
+        }
+        boolean interrupted = false;
+        while (t.isAlive()) {
+            try {
+                t.join();
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     @Override

@@ -195,20 +195,38 @@ public final class Wal implements AutoCloseable {
         Objects.requireNonNull(dir, "dir");
         Objects.requireNonNull(options, "options");
         VfsLock lock = null;
+        SegmentWriter writer = null;
         try {
             vfs.mkdirs(dir);
             lock = vfs.lock(dir.resolve(LOCK_FILE));
             WalRecovery.Result recovered = WalRecovery.recover(vfs, dir, options, coverage, replay);
             Map<Long, Long> sizes = sizes(vfs, dir, recovered.segments().keySet(), options);
-            SegmentWriter writer = SegmentWriter.create(vfs, dir, recovered.nextSegment(), recovered.nextLsn(), options);
+            writer = SegmentWriter.create(vfs, dir, recovered.nextSegment(), recovered.nextLsn(), options);
             return new Wal(vfs, dir, options, lock, recovered, sizes, writer, syncEvents);
         } catch (IOException e) {
-            releaseQuietly(lock, e);
+            abandonOpen(lock, writer, e);
             throw new StorageIOException("cannot open write-ahead log in " + dir + ": " + e.getMessage(), e);
-        } catch (RuntimeException e) {
-            releaseQuietly(lock, e);
+        } catch (RuntimeException | Error e) {
+            // An Error too (an OutOfMemoryError, a failing assertion while the log recovers): left held, wal/LOCK
+            // would refuse every later open of the log in this process.
+            abandonOpen(lock, writer, e);
             throw e;
         }
+    }
+
+    /**
+     * Closes what a failed open had opened: the new segment's file, if it was made, then the lock (recovery closes
+     * the segments it reads itself). What fails meanwhile is added to {@code primary}.
+     */
+    private static void abandonOpen(VfsLock lock, SegmentWriter writer, Throwable primary) {
+        if (writer != null) {
+            try {
+                writer.close();
+            } catch (IOException | RuntimeException | Error e) {
+                primary.addSuppressed(e);
+            }
+        }
+        releaseQuietly(lock, primary);
     }
 
     /** The sizes of recovered segments, for {@link #firstLsnWithin}; a size it cannot read counts as a full segment. */
@@ -1223,11 +1241,11 @@ public final class Wal implements AutoCloseable {
         return error;
     }
 
-    private static void releaseQuietly(VfsLock lock, Exception primary) {
+    private static void releaseQuietly(VfsLock lock, Throwable primary) {
         if (lock != null) {
             try {
                 lock.close();
-            } catch (IOException e) {
+            } catch (IOException | RuntimeException | Error e) {
                 primary.addSuppressed(e);
             }
         }

@@ -893,28 +893,48 @@ public final class Wal implements AutoCloseable {
 
     /**
      * Makes everything appended durable (unless the log has failed), stops the sync thread, closes the
-     * files and releases the directory lock. Readers see no new records afterwards. Idempotent.
+     * files and releases the directory lock. Readers see no new records afterwards. Idempotent. An interrupt
+     * does not cut it short: it waits for an fsync in flight all the same, and sets the thread's interrupt flag
+     * again before it returns.
      *
      * @throws StorageIOException if the final fsync fails
      */
     @Override
     public void close() {
         syncer.stop();
+        boolean interrupted = false;
         synchronized (syncMonitor) {
-            // Wait for a running leader to finish, then keep the role so that no fsync races the close.
+            // Wait for a running leader to finish, then keep the role so that no fsync races the close. Through an
+            // interrupt too (the flag is set again below): a close that gave up here left the log, its segment
+            // files and wal/LOCK open for good, as the store above takes the close as done.
             while (leaderActive) {
                 try {
                     syncMonitor.wait();
                 } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    throw new StorageIOException("interrupted while closing the log", e);
+                    interrupted = true;
                 }
             }
             if (syncClosed) {
+                restoreInterrupt(interrupted);
                 return;
             }
             syncClosed = true;
         }
+        try {
+            closeFiles();
+        } finally {
+            restoreInterrupt(interrupted); // only now: an interrupted thread's I/O on NioVfs's channels would fail
+        }
+    }
+
+    private static void restoreInterrupt(boolean interrupted) {
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** The rest of {@link #close()}, once it holds the group commit's role: seals and closes every file. */
+    private void closeFiles() {
         IOException error = null;
         writeLock.lock();
         try {

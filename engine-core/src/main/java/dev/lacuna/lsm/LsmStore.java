@@ -721,25 +721,53 @@ public final class LsmStore implements AutoCloseable {
         db.signalProgress();
         background.shutdown();
         db.awaitCallerWork();
-        LacunaException error = null;
+        // Each part on its own, the lock last and always: a part that fails to close (a manifest whose close(2)
+        // reports a late write error) must not leave the others open, nor the directory locked for good, as this
+        // store counts as closed from here on. The first failure is thrown, the others suppressed in it.
+        Throwable error = null;
         try {
-            db.wal.close();
-            recordLogEnd();
-        } catch (LacunaException e) {
-            error = e;
-        }
-        db.tables.close();
-        try {
-            db.versions.close();
+            try {
+                db.wal.close();
+                recordLogEnd();
+            } catch (RuntimeException | Error e) {
+                error = e;
+            }
+            try {
+                db.tables.close();
+            } catch (RuntimeException | Error e) {
+                error = firstOf(error, e);
+            }
+            try {
+                db.versions.close();
+            } catch (IOException e) {
+                error = firstOf(error, new StorageIOException("error closing the manifest of store " + db.dir, e));
+            } catch (RuntimeException | Error e) {
+                error = firstOf(error, e);
+            }
+        } finally {
             db.released = true;
-            lock.close();
-        } catch (IOException e) {
-            if (error == null) {
-                error = new StorageIOException("error closing store " + db.dir, e);
+            try {
+                lock.close();
+            } catch (IOException e) {
+                error = firstOf(error, new StorageIOException("error releasing the lock of store " + db.dir, e));
+            } catch (RuntimeException | Error e) {
+                error = firstOf(error, e);
             }
         }
-        if (error != null) {
-            throw error;
+        if (error instanceof RuntimeException e) {
+            throw e;
         }
+        if (error instanceof Error e) {
+            throw e;
+        }
+    }
+
+    /** {@code first}, with {@code next} suppressed in it; or {@code next} if there was none. */
+    private static Throwable firstOf(Throwable first, Throwable next) {
+        if (first == null) {
+            return next;
+        }
+        first.addSuppressed(next);
+        return first;
     }
 }

@@ -267,7 +267,7 @@ final class Background {
             dropped = stream.dropped();
             droppedDeletions = stream.droppedDeletions();
         } catch (IOException | RuntimeException e) {
-            out.abandon();
+            out.abandon(() -> db.released);
             throw e;
         } finally {
             base.unref();

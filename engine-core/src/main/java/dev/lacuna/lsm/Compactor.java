@@ -197,7 +197,7 @@ final class Compactor {
             }
             outputs = out.finish();
         } catch (IOException | RuntimeException e) {
-            out.abandon();
+            out.abandon(() -> db.released);
             throw e;
         }
         for (FileMeta f : outputs) {
@@ -270,6 +270,7 @@ final class Compactor {
                 try {
                     List<FileMeta> inputs = level == 0 ? v.files(0) : v.overlapping(level, lower, upper);
                     if (!inputs.isEmpty()) {
+                        db.checkOpen(); // a close waits for this: stop at the next compaction
                         Compaction c = intoNextLevel(tree.id, v, level, inputs, Compaction.Reason.MANUAL);
                         run(new Compaction(c.tree(), c.level(), c.outputLevel(), c.inputs(), c.nextInputs(),
                                 Compaction.Reason.MANUAL), v);
@@ -285,6 +286,7 @@ final class Compactor {
                     // compaction would produce outputs spanning the files between them.
                     for (FileMeta f : v.overlapping(bottom, lower, upper)) {
                         if (f.deletions() > 0) {
+                            db.checkOpen();
                             run(new Compaction(tree.id, bottom, bottom, List.of(f), List.of(), Compaction.Reason.MANUAL), v);
                         }
                     }

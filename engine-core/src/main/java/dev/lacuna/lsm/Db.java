@@ -80,6 +80,16 @@ final class Db {
     /** Bytes held by all memtables, active and frozen. */
     final AtomicLong memoryUsed = new AtomicLong();
     volatile boolean closed;
+    /**
+     * Set by close just before it releases the directory's lock: from then on another open may own the directory,
+     * reuse file numbers this store allocated but never recorded, and nothing in it is this store's to delete.
+     */
+    volatile boolean released;
+    /**
+     * Work running in callers' threads that writes or reads the store's files ({@link #enterCallerWork}): close
+     * waits for it before it closes the files and releases the lock. Guarded by {@link #progress}.
+     */
+    private int callerWork;
     private volatile Throwable backgroundError;
     /** Background jobs being retried after a transient error, by name, with the error. */
     private final Map<String, Throwable> retrying = new ConcurrentHashMap<>();
@@ -331,6 +341,57 @@ final class Db {
         return false;
     }
 
+    /**
+     * Counts in work that runs in the caller's thread and uses the store's files ({@code compactRange}, a
+     * checkpoint): close waits until it is counted out ({@link #exitCallerWork}). Without this, close released the
+     * directory under a compaction, whose outputs' file numbers (never recorded) the next open reused; the
+     * compaction, failing on its closed tables, then deleted those files by name: the next store's tables.
+     *
+     * @throws DatabaseClosedException if the store is closed (or closing): nothing is counted in then
+     */
+    void enterCallerWork() {
+        synchronized (progress) {
+            // Close sets closed before it waits under this monitor: either it sees this work, or this sees it closed.
+            checkOpen();
+            callerWork++;
+        }
+    }
+
+    /** Counts out work counted in by {@link #enterCallerWork}. */
+    void exitCallerWork() {
+        synchronized (progress) {
+            if (--callerWork == 0) {
+                progress.notifyAll();
+            }
+        }
+    }
+
+    /**
+     * Waits until no work counted in by {@link #enterCallerWork} runs. Called by close once {@link #closed} is set,
+     * so that none starts after; keeps waiting through an interrupt (the files must not close under the work) and
+     * sets the thread's interrupt flag again after.
+     */
+    void awaitCallerWork() {
+        boolean interrupted = false;
+        synchronized (progress) {
+            if (callerWork > 0) {
+                int running = callerWork;
+                LOG.log(System.Logger.Level.INFO, () -> "closing store " + dir + " waits for " + running
+                        + " compaction(s) or checkpoint(s) running in callers' threads");
+            }
+            while (callerWork > 0) {
+                try {
+                    progress.wait();
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
     void signalProgress() {
         synchronized (progress) {
             progress.notifyAll();
@@ -340,6 +401,9 @@ final class Db {
     /** Called when no live version holds table {@code number} any more. */
     void deleteObsoleteFile(long number) {
         tables.evict(number);
+        if (released) {
+            return; // a version released after close: the directory may be another store's now (its next open deletes it)
+        }
         try {
             vfs.delete(dir.resolve(SstableCache.fileName(number)));
             deletedFiles.increment();

@@ -7,6 +7,7 @@ import dev.lacuna.kv.KvSnapshot;
 import dev.lacuna.kv.KvStats;
 import dev.lacuna.kv.WriteBatch;
 import dev.lacuna.storage.CorruptionException;
+import dev.lacuna.storage.DatabaseClosedException;
 import dev.lacuna.storage.Durability;
 import dev.lacuna.storage.LacunaException;
 import dev.lacuna.storage.StorageIOException;
@@ -526,11 +527,13 @@ public final class LsmStore implements AutoCloseable {
     /**
      * Flushes, then compacts every file holding keys in {@code [from, to]} (null = open) down to the bottom
      * of each partition, rewriting bottom files that carry deletions, so that no deletion in the range
-     * survives that no snapshot needs. Runs in the caller's thread.
+     * survives that no snapshot needs. Runs in the caller's thread; {@link #close()} waits for it, and it stops
+     * (throwing {@link dev.lacuna.storage.DatabaseClosedException}) at the next compaction once close was called.
      */
     public void compactRange(byte[] from, byte[] to) {
-        flush();
+        db.enterCallerWork();
         try {
+            flush();
             for (Tree tree : db.live) {
                 compactor.compactRange(tree, from, to);
             }
@@ -540,9 +543,13 @@ public final class LsmStore implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new StorageIOException("interrupted while compacting", e);
+        } catch (DatabaseClosedException e) {
+            throw e; // closed meanwhile: no failure of the store's
         } catch (LacunaException e) {
             db.failed(e);
             throw e;
+        } finally {
+            db.exitCallerWork();
         }
     }
 
@@ -630,7 +637,12 @@ public final class LsmStore implements AutoCloseable {
      */
     public long checkpoint(Path dest) {
         Objects.requireNonNull(dest, "dest");
-        return Checkpoint.take(db, dest);
+        db.enterCallerWork(); // close waits: the copy reads the store's log and tables
+        try {
+            return Checkpoint.take(db, dest);
+        } finally {
+            db.exitCallerWork();
+        }
     }
 
     /**
@@ -690,7 +702,8 @@ public final class LsmStore implements AutoCloseable {
     }
 
     /**
-     * Stops the background threads (letting running jobs finish), makes the log durable, closes every
+     * Stops the background threads (letting running jobs finish), waits for a {@link #compactRange} or
+     * {@link #checkpoint} running in another thread (each stops at its next step), makes the log durable, closes every
      * file and releases the directory. Writes not yet in tables stay in the log and are replayed by the
      * next open. Idempotent.
      */
@@ -707,24 +720,54 @@ public final class LsmStore implements AutoCloseable {
         }
         db.signalProgress();
         background.shutdown();
-        LacunaException error = null;
+        db.awaitCallerWork();
+        // Each part on its own, the lock last and always: a part that fails to close (a manifest whose close(2)
+        // reports a late write error) must not leave the others open, nor the directory locked for good, as this
+        // store counts as closed from here on. The first failure is thrown, the others suppressed in it.
+        Throwable error = null;
         try {
-            db.wal.close();
-            recordLogEnd();
-        } catch (LacunaException e) {
-            error = e;
-        }
-        db.tables.close();
-        try {
-            db.versions.close();
-            lock.close();
-        } catch (IOException e) {
-            if (error == null) {
-                error = new StorageIOException("error closing store " + db.dir, e);
+            try {
+                db.wal.close();
+                recordLogEnd();
+            } catch (RuntimeException | Error e) {
+                error = e;
+            }
+            try {
+                db.tables.close();
+            } catch (RuntimeException | Error e) {
+                error = firstOf(error, e);
+            }
+            try {
+                db.versions.close();
+            } catch (IOException e) {
+                error = firstOf(error, new StorageIOException("error closing the manifest of store " + db.dir, e));
+            } catch (RuntimeException | Error e) {
+                error = firstOf(error, e);
+            }
+        } finally {
+            db.released = true;
+            try {
+                lock.close();
+            } catch (IOException e) {
+                error = firstOf(error, new StorageIOException("error releasing the lock of store " + db.dir, e));
+            } catch (RuntimeException | Error e) {
+                error = firstOf(error, e);
             }
         }
-        if (error != null) {
-            throw error;
+        if (error instanceof RuntimeException e) {
+            throw e;
         }
+        if (error instanceof Error e) {
+            throw e;
+        }
+    }
+
+    /** {@code first}, with {@code next} suppressed in it; or {@code next} if there was none. */
+    private static Throwable firstOf(Throwable first, Throwable next) {
+        if (first == null) {
+            return next;
+        }
+        first.addSuppressed(next);
+        return first;
     }
 }

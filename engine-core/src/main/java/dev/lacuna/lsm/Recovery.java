@@ -222,6 +222,9 @@ final class Recovery {
             closeQuietly(db.tables::close, primary);
         }
         if (lock != null) {
+            if (db != null) {
+                db.released = true; // nothing of the directory is this store's to delete once the lock is let go
+            }
             closeQuietly(lock::close, primary);
         }
     }

@@ -79,8 +79,12 @@ final class SstableOutputs {
         return bytesWritten;
     }
 
-    /** Deletes whatever was written (after a failure). */
-    void abandon() {
+    /**
+     * Deletes whatever was written (after a failure), unless {@code released} says the store has let go of its
+     * directory meanwhile: another open may then hold it and have reused these file numbers, which were never
+     * recorded, for tables of its own. The files are left for that open's cleanup then.
+     */
+    void abandon(java.util.function.BooleanSupplier released) {
         try {
             if (file != null) {
                 file.close();
@@ -89,6 +93,9 @@ final class SstableOutputs {
             // already failing
         }
         for (long n : created) {
+            if (released.getAsBoolean()) {
+                return;
+            }
             try {
                 vfs.delete(dir.resolve(SstableCache.fileName(n)));
             } catch (IOException ignored) {

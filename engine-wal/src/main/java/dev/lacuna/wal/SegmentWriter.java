@@ -73,7 +73,7 @@ final class SegmentWriter {
             writer.syncedTo = HEADER_SIZE;
             vfs.syncDirectory(dir);
             return writer;
-        } catch (IOException | RuntimeException e) {
+        } catch (IOException | RuntimeException | Error e) {
             closeQuietly(file, e);
             throw e;
         }

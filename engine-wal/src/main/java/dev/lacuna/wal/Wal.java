@@ -195,20 +195,38 @@ public final class Wal implements AutoCloseable {
         Objects.requireNonNull(dir, "dir");
         Objects.requireNonNull(options, "options");
         VfsLock lock = null;
+        SegmentWriter writer = null;
         try {
             vfs.mkdirs(dir);
             lock = vfs.lock(dir.resolve(LOCK_FILE));
             WalRecovery.Result recovered = WalRecovery.recover(vfs, dir, options, coverage, replay);
             Map<Long, Long> sizes = sizes(vfs, dir, recovered.segments().keySet(), options);
-            SegmentWriter writer = SegmentWriter.create(vfs, dir, recovered.nextSegment(), recovered.nextLsn(), options);
+            writer = SegmentWriter.create(vfs, dir, recovered.nextSegment(), recovered.nextLsn(), options);
             return new Wal(vfs, dir, options, lock, recovered, sizes, writer, syncEvents);
         } catch (IOException e) {
-            releaseQuietly(lock, e);
+            abandonOpen(lock, writer, e);
             throw new StorageIOException("cannot open write-ahead log in " + dir + ": " + e.getMessage(), e);
-        } catch (RuntimeException e) {
-            releaseQuietly(lock, e);
+        } catch (RuntimeException | Error e) {
+            // An Error too (an OutOfMemoryError, a failing assertion while the log recovers): left held, wal/LOCK
+            // would refuse every later open of the log in this process.
+            abandonOpen(lock, writer, e);
             throw e;
         }
+    }
+
+    /**
+     * Closes what a failed open had opened: the new segment's file, if it was made, then the lock (recovery closes
+     * the segments it reads itself). What fails meanwhile is added to {@code primary}.
+     */
+    private static void abandonOpen(VfsLock lock, SegmentWriter writer, Throwable primary) {
+        if (writer != null) {
+            try {
+                writer.close();
+            } catch (IOException | RuntimeException | Error e) {
+                primary.addSuppressed(e);
+            }
+        }
+        releaseQuietly(lock, primary);
     }
 
     /** The sizes of recovered segments, for {@link #firstLsnWithin}; a size it cannot read counts as a full segment. */
@@ -875,28 +893,48 @@ public final class Wal implements AutoCloseable {
 
     /**
      * Makes everything appended durable (unless the log has failed), stops the sync thread, closes the
-     * files and releases the directory lock. Readers see no new records afterwards. Idempotent.
+     * files and releases the directory lock. Readers see no new records afterwards. Idempotent. An interrupt
+     * does not cut it short: it waits for an fsync in flight all the same, and sets the thread's interrupt flag
+     * again before it returns.
      *
      * @throws StorageIOException if the final fsync fails
      */
     @Override
     public void close() {
         syncer.stop();
+        boolean interrupted = false;
         synchronized (syncMonitor) {
-            // Wait for a running leader to finish, then keep the role so that no fsync races the close.
+            // Wait for a running leader to finish, then keep the role so that no fsync races the close. Through an
+            // interrupt too (the flag is set again below): a close that gave up here left the log, its segment
+            // files and wal/LOCK open for good, as the store above takes the close as done.
             while (leaderActive) {
                 try {
                     syncMonitor.wait();
                 } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    throw new StorageIOException("interrupted while closing the log", e);
+                    interrupted = true;
                 }
             }
             if (syncClosed) {
+                restoreInterrupt(interrupted);
                 return;
             }
             syncClosed = true;
         }
+        try {
+            closeFiles();
+        } finally {
+            restoreInterrupt(interrupted); // only now: an interrupted thread's I/O on NioVfs's channels would fail
+        }
+    }
+
+    private static void restoreInterrupt(boolean interrupted) {
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** The rest of {@link #close()}, once it holds the group commit's role: seals and closes every file. */
+    private void closeFiles() {
         IOException error = null;
         writeLock.lock();
         try {
@@ -1223,11 +1261,11 @@ public final class Wal implements AutoCloseable {
         return error;
     }
 
-    private static void releaseQuietly(VfsLock lock, Exception primary) {
+    private static void releaseQuietly(VfsLock lock, Throwable primary) {
         if (lock != null) {
             try {
                 lock.close();
-            } catch (IOException e) {
+            } catch (IOException | RuntimeException | Error e) {
                 primary.addSuppressed(e);
             }
         }

@@ -450,6 +450,11 @@ final class GlobalIndexUpdater implements IndexMaintainer {
         if (t == null) {
             return;
         }
+        joinThroughInterrupts(t);
+    }
+
+    /** Waits for {@code t} to end, through interrupts, and restores the caller's interrupt flag afterwards. */
+    private static void joinThroughInterrupts(Thread t) {
         boolean interrupted = false;
         while (t.isAlive()) {
             try {
@@ -547,16 +552,6 @@ final class GlobalIndexUpdater implements IndexMaintainer {
                 t.interrupt();
             }
         }
-        boolean interrupted = false;
-        while (t.isAlive()) {
-            try {
-                t.join();
-            } catch (InterruptedException e) {
-                interrupted = true;
-            }
-        }
-        if (interrupted) {
-            Thread.currentThread().interrupt();
-        }
+        joinThroughInterrupts(t);
     }
 }

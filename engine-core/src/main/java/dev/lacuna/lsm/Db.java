@@ -343,7 +343,7 @@ final class Db {
 
     /**
      * Counts in work that runs in the caller's thread and uses the store's files ({@code compactRange}, a
-     * checkpoint): close waits until it is counted out ({@link #exitCallerWork}). Without this, close released the
+     * checkpoint, a check of every checksum): close waits until it is counted out ({@link #exitCallerWork}). Without this, close released the
      * directory under a compaction, whose outputs' file numbers (never recorded) the next open reused; the
      * compaction, failing on its closed tables, then deleted those files by name: the next store's tables.
      *
@@ -377,7 +377,7 @@ final class Db {
             if (callerWork > 0) {
                 int running = callerWork;
                 LOG.log(System.Logger.Level.INFO, () -> "closing store " + dir + " waits for " + running
-                        + " compaction(s) or checkpoint(s) running in callers' threads");
+                        + " compaction(s), checkpoint(s) or check(s) running in callers' threads");
             }
             while (callerWork > 0) {
                 try {

@@ -662,12 +662,18 @@ public final class LsmStore implements AutoCloseable {
     /**
      * Reads every table the store holds, whole, and checks each block against its checksum and each table
      * against the manifest; then the manifest's edits and the log's records (see {@code Verifier}). Runs beside
-     * reads and writes.
+     * reads and writes; {@link #close()} waits for it (a close under it would hand the directory to the next open,
+     * whose compactions delete files the check still lists, and a healthy store would be reported damaged).
      *
      * @throws CorruptionException at the first damage, naming the file and the offset
      */
     public CheckReport verifyChecksums() {
-        return Verifier.verify(db);
+        db.enterCallerWork();
+        try {
+            return Verifier.verify(db);
+        } finally {
+            db.exitCallerWork();
+        }
     }
 
     /**

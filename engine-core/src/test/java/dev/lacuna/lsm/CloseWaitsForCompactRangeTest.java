@@ -17,10 +17,6 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.logging.Handler;
-import java.util.logging.Level;
-import java.util.logging.LogRecord;
-import java.util.logging.Logger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -39,40 +35,17 @@ class CloseWaitsForCompactRangeTest {
     private static final String COMPACTOR = "range-compactor";
     private static final Path DIR = Path.of("/db");
 
-    // Held strongly while the test runs: java.util.logging keeps loggers weakly.
-    private final Logger logger = Logger.getLogger(Db.class.getName());
-    private final CountDownLatch closeWaits = new CountDownLatch(1);
-    private final Handler handler = new Handler() {
-        @Override
-        public void publish(LogRecord record) {
-            if (record.getMessage() != null && record.getMessage().contains("waits for")) {
-                closeWaits.countDown();
-            }
-        }
-
-        @Override
-        public void flush() {
-        }
-
-        @Override
-        public void close() {
-        }
-    };
-    private Level savedLevel;
+    private final CloseWaitLog log = new CloseWaitLog();
+    private final CountDownLatch closeWaits = log.closeWaits;
 
     @BeforeEach
     void captureInfo() {
-        savedLevel = logger.getLevel();
-        logger.setLevel(Level.INFO); // the tests log SEVERE only
-        logger.setUseParentHandlers(false); // captured here, not printed
-        logger.addHandler(handler);
+        log.start();
     }
 
     @AfterEach
     void restoreLogging() {
-        logger.removeHandler(handler);
-        logger.setLevel(savedLevel);
-        logger.setUseParentHandlers(true);
+        log.stop();
     }
 
     private static final class Pausing extends ForwardingVfs {

@@ -12,10 +12,6 @@ import java.nio.file.Path;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.logging.Handler;
-import java.util.logging.Level;
-import java.util.logging.LogRecord;
-import java.util.logging.Logger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -31,40 +27,17 @@ class CloseWaitsForVerifyTest {
     private static final String VERIFIER = "verifier";
     private static final Path DIR = Path.of("/db");
 
-    // Held strongly while the test runs: java.util.logging keeps loggers weakly.
-    private final Logger logger = Logger.getLogger(Db.class.getName());
-    private final CountDownLatch closeWaits = new CountDownLatch(1);
-    private final Handler handler = new Handler() {
-        @Override
-        public void publish(LogRecord record) {
-            if (record.getMessage() != null && record.getMessage().contains("waits for")) {
-                closeWaits.countDown();
-            }
-        }
-
-        @Override
-        public void flush() {
-        }
-
-        @Override
-        public void close() {
-        }
-    };
-    private Level savedLevel;
+    private final CloseWaitLog log = new CloseWaitLog();
+    private final CountDownLatch closeWaits = log.closeWaits;
 
     @BeforeEach
     void captureInfo() {
-        savedLevel = logger.getLevel();
-        logger.setLevel(Level.INFO);
-        logger.setUseParentHandlers(false);
-        logger.addHandler(handler);
+        log.start();
     }
 
     @AfterEach
     void restoreLogging() {
-        logger.removeHandler(handler);
-        logger.setLevel(savedLevel);
-        logger.setUseParentHandlers(true);
+        log.stop();
     }
 
     /** Holds the check in its first look at a table's size until released. */

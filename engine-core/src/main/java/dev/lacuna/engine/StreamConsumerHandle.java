@@ -15,6 +15,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.TimeUnit;
 
 /**
  * An open {@link StreamConsumer}: reads the log from the consumer's durable checkpoint (its position moves as
@@ -96,7 +97,8 @@ final class StreamConsumerHandle implements StreamConsumer {
             pending = null;
         }
         KvLogReader log = reader();
-        long deadline = System.nanoTime() + wait.toNanos();
+        // Saturates where Duration.toNanos() would throw (past ~292 years); the deadline may wrap, the differences do not.
+        long deadline = System.nanoTime() + TimeUnit.NANOSECONDS.convert(wait);
         while (out.size() < max) {
             KvLogReader.Batch b;
             long left = deadline - System.nanoTime();

@@ -6,6 +6,7 @@ import dev.lacuna.wal.WalRecord;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Reads the store's log in LSN order from a given LSN, following it as it grows ({@link LsmStore#logReader}).
@@ -63,7 +64,8 @@ public final class KvLogReader implements AutoCloseable {
      * record is returned only once reads see it: a consumer never acts on a write a crash could lose.
      */
     public Batch next(Duration timeout) throws InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
+        // Saturates where Duration.toNanos() would throw (past ~292 years); the deadline may wrap, the differences do not.
+        long deadline = System.nanoTime() + TimeUnit.NANOSECONDS.convert(timeout);
         if (held == null) {
             held = reader.next(timeout);
         }

@@ -16,6 +16,7 @@ import dev.lacuna.storage.LacunaException;
 import dev.lacuna.storage.RetryPolicy;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import jdk.jfr.EventType;
 
 /**
@@ -503,7 +504,8 @@ final class GlobalIndexUpdater implements IndexMaintainer {
 
     @Override
     public boolean awaitApplied(long lsn, Duration timeout) throws InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
+        // Saturates where Duration.toNanos() would throw (past ~292 years); the deadline may wrap, the differences do not.
+        long deadline = System.nanoTime() + TimeUnit.NANOSECONDS.convert(timeout);
         synchronized (progress) {
             while (applied < lsn) {
                 if (error != null) {

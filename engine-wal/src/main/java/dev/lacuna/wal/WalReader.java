@@ -8,6 +8,7 @@ import dev.lacuna.vfs.VfsFile;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Reads a {@link Wal}'s records in LSN order from a starting LSN, following the log as it grows: the
@@ -143,7 +144,8 @@ public final class WalReader implements AutoCloseable {
      * @throws DatabaseClosedException if the log was closed and every record has been read
      */
     public WalRecord next(Duration timeout) throws InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
+        // Saturates where Duration.toNanos() would throw (past ~292 years); the deadline may wrap, the differences do not.
+        long deadline = System.nanoTime() + TimeUnit.NANOSECONDS.convert(timeout);
         while (true) {
             WalRecord record = next();
             if (record != null) {

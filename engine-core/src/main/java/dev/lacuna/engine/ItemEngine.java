@@ -25,6 +25,7 @@ import dev.lacuna.item.KeyEncoding;
 import dev.lacuna.kv.KeyspaceRouter;
 import dev.lacuna.kv.KvOptions;
 import dev.lacuna.kv.KvStats;
+import dev.lacuna.lsm.CloseOnce;
 import dev.lacuna.lsm.LsmStore;
 import dev.lacuna.storage.Durability;
 import java.nio.file.Path;
@@ -48,9 +49,11 @@ public final class ItemEngine implements AutoCloseable {
     private final TtlSweeper sweeper;
     private final Streams streams;
     private final StreamShards shards;
+    private final CloseOnce closing;
 
-    private ItemEngine(LsmStore kv, DatabaseOptions options) {
+    private ItemEngine(LsmStore kv, DatabaseOptions options, Path dir) {
         this.kv = kv;
+        this.closing = new CloseOnce("database " + dir);
         this.catalog = new Catalog(kv, options.clock());
         this.backPressure = new IndexBackPressure(kv, catalog, options.maxIndexLagRecords());
         this.writes = new Writes(kv, catalog, options.clock(), options.durability(), backPressure);
@@ -72,7 +75,7 @@ public final class ItemEngine implements AutoCloseable {
                 .keyPrefix(KeyEncoding::partitionPrefixLength).build();
         LsmStore kv = LsmStore.open(dir, storage, LsmStore.OWNER_ITEMS);
         try {
-            return new ItemEngine(kv, options);
+            return new ItemEngine(kv, options, dir);
         } catch (RuntimeException | Error e) {
             // An Error too: the store left open would keep the directory locked for this process.
             try {
@@ -248,8 +251,16 @@ public final class ItemEngine implements AutoCloseable {
         return kv.logBytes();
     }
 
+    /** See {@link dev.lacuna.Database#close()}: every call returns once the database is closed. */
     @Override
     public void close() {
+        // A stream handler (or the sweeper) calling close while another thread's close waits for its thread to end
+        // must not wait for that close in turn.
+        closing.close(this::closeOnce, () -> sweeper.runsOn(Thread.currentThread())
+                || streams.runsOn(Thread.currentThread()));
+    }
+
+    private void closeOnce() {
         backPressure.close(); // writers stalled on an index's lag give up rather than hold the close
         try {
             sweeper.close(); // first: it writes through the catalog and the store

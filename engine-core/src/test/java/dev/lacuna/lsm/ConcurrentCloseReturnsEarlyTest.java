@@ -88,6 +88,8 @@ class ConcurrentCloseReturnsEarlyTest {
         final CountDownLatch returned = new CountDownLatch(1);
         final AtomicReference<Throwable> closeThrew = new AtomicReference<>();
         final AtomicReference<Throwable> reopenThrew = new AtomicReference<>();
+        /** Whether the thread's interrupt flag was set when the close returned. */
+        volatile boolean interruptedOnReturn;
         final Thread thread;
 
         SecondClose(Runnable close, Runnable reopen) {
@@ -97,6 +99,7 @@ class ConcurrentCloseReturnsEarlyTest {
                 } catch (Throwable t) {
                     closeThrew.set(t);
                 }
+                interruptedOnReturn = Thread.interrupted(); // cleared: the re-open must not see it
                 try {
                     reopen.run(); // at once, as the caller of a close that returned may
                 } catch (Throwable t) {
@@ -178,6 +181,30 @@ class ConcurrentCloseReturnsEarlyTest {
         try (LsmStore again = LsmStore.open(DIR, options(mem, vfs))) {
             assertThat(again.get(bytes("k"))).isEqualTo(bytes("v"));
         }
+    }
+
+    /**
+     * An interrupt does not end a second close's wait (its caller would take the directory for released): it returns
+     * once the first close ended, with its interrupt flag set.
+     */
+    @Test
+    void shouldKeepWaitingThroughAnInterrupt() throws Exception {
+        MemVfs mem = new MemVfs();
+        HeldCheckpoint vfs = new HeldCheckpoint(mem);
+        LsmStore store = LsmStore.open(DIR, options(mem, vfs));
+        AtomicReference<Throwable> firstThrew = new AtomicReference<>();
+        Thread first = firstCloseWaiting(store::close, () -> store.checkpoint(COPY), vfs, firstThrew);
+
+        SecondClose second = new SecondClose(store::close, () -> LsmStore.open(DIR, options(mem, vfs)).close());
+        second.awaitReturnedOrWaiting();
+        second.thread.interrupt();
+        vfs.resume.countDown();
+        second.join();
+        first.join(TimeUnit.SECONDS.toMillis(WAIT_SECONDS));
+        assertThat(second.closeThrew.get()).as("the second close").isNull();
+        assertThat(second.reopenThrew.get()).as("the re-open right after the second close returned").isNull();
+        assertThat(second.interruptedOnReturn).as("the interrupt flag when the second close returned").isTrue();
+        assertThat(firstThrew.get()).as("the first close").isNull();
     }
 
     /**

@@ -158,26 +158,47 @@ class ConcurrentCloseReturnsEarlyTest {
         return first;
     }
 
+    /** What a race of two closes gave: the second close, what the first threw, whether the second returned early. */
+    private record Race(SecondClose second, Throwable firstThrew, boolean returnedEarly) {
+    }
+
+    /**
+     * Runs {@code close} in a thread while {@code checkpoint} is held, then again in a second thread (interrupted once
+     * it waits, if {@code interrupt}), which runs {@code reopen} right after; then lets the checkpoint go on.
+     */
+    private Race race(Runnable close, Runnable checkpoint, Runnable reopen, HeldCheckpoint vfs, boolean interrupt)
+            throws InterruptedException {
+        AtomicReference<Throwable> firstThrew = new AtomicReference<>();
+        Thread first = firstCloseWaiting(close, checkpoint, vfs, firstThrew);
+        SecondClose second = new SecondClose(close, reopen);
+        second.awaitReturnedOrWaiting();
+        boolean returnedEarly = second.returned.getCount() == 0;
+        if (interrupt) {
+            second.thread.interrupt();
+        }
+        vfs.resume.countDown();
+        second.join();
+        first.join(TimeUnit.SECONDS.toMillis(WAIT_SECONDS));
+        assertThat(first.isAlive()).as("the first close returned").isFalse();
+        return new Race(second, firstThrew.get(), returnedEarly);
+    }
+
+    private static void assertReturnedOnceReleased(Race race) {
+        assertThat(race.returnedEarly()).as("the second close returned while the first still waited (the re-open after"
+                + " it: %s)", race.second().reopenThrew.get()).isFalse();
+        assertThat(race.second().closeThrew.get()).as("the second close").isNull();
+        assertThat(race.second().reopenThrew.get()).as("the re-open right after the second close returned").isNull();
+        assertThat(race.firstThrew()).as("the first close").isNull();
+    }
+
     @Test
     void shouldReturnFromASecondCloseOnlyOnceTheDirectoryIsReleased() throws Exception {
         MemVfs mem = new MemVfs();
         HeldCheckpoint vfs = new HeldCheckpoint(mem);
         LsmStore store = LsmStore.open(DIR, options(mem, vfs));
         store.put(bytes("k"), bytes("v"));
-        AtomicReference<Throwable> firstThrew = new AtomicReference<>();
-        Thread first = firstCloseWaiting(store::close, () -> store.checkpoint(COPY), vfs, firstThrew);
-
-        SecondClose second = new SecondClose(store::close, () -> LsmStore.open(DIR, options(mem, vfs)).close());
-        second.awaitReturnedOrWaiting();
-        boolean returnedEarly = second.returned.getCount() == 0;
-        vfs.resume.countDown();
-        second.join();
-        first.join(TimeUnit.SECONDS.toMillis(WAIT_SECONDS));
-        assertThat(returnedEarly).as("the second close returned while the first still waited (the re-open after it: %s)",
-                second.reopenThrew.get()).isFalse();
-        assertThat(second.closeThrew.get()).as("the second close").isNull();
-        assertThat(second.reopenThrew.get()).as("the re-open right after the second close returned").isNull();
-        assertThat(firstThrew.get()).as("the first close").isNull();
+        assertReturnedOnceReleased(race(store::close, () -> store.checkpoint(COPY),
+                () -> LsmStore.open(DIR, options(mem, vfs)).close(), vfs, false));
         try (LsmStore again = LsmStore.open(DIR, options(mem, vfs))) {
             assertThat(again.get(bytes("k"))).isEqualTo(bytes("v"));
         }
@@ -192,19 +213,10 @@ class ConcurrentCloseReturnsEarlyTest {
         MemVfs mem = new MemVfs();
         HeldCheckpoint vfs = new HeldCheckpoint(mem);
         LsmStore store = LsmStore.open(DIR, options(mem, vfs));
-        AtomicReference<Throwable> firstThrew = new AtomicReference<>();
-        Thread first = firstCloseWaiting(store::close, () -> store.checkpoint(COPY), vfs, firstThrew);
-
-        SecondClose second = new SecondClose(store::close, () -> LsmStore.open(DIR, options(mem, vfs)).close());
-        second.awaitReturnedOrWaiting();
-        second.thread.interrupt();
-        vfs.resume.countDown();
-        second.join();
-        first.join(TimeUnit.SECONDS.toMillis(WAIT_SECONDS));
-        assertThat(second.closeThrew.get()).as("the second close").isNull();
-        assertThat(second.reopenThrew.get()).as("the re-open right after the second close returned").isNull();
-        assertThat(second.interruptedOnReturn).as("the interrupt flag when the second close returned").isTrue();
-        assertThat(firstThrew.get()).as("the first close").isNull();
+        Race race = race(store::close, () -> store.checkpoint(COPY), () -> LsmStore.open(DIR, options(mem, vfs)).close(),
+                vfs, true);
+        assertReturnedOnceReleased(race);
+        assertThat(race.second().interruptedOnReturn).as("the interrupt flag when the second close returned").isTrue();
     }
 
     /**
@@ -218,21 +230,12 @@ class ConcurrentCloseReturnsEarlyTest {
         LsmStore store = LsmStore.open(DIR, options(mem, vfs));
         store.put(bytes("k"), bytes("v"));
         vfs.failLockRelease = true;
-        AtomicReference<Throwable> firstThrew = new AtomicReference<>();
-        Thread first = firstCloseWaiting(store::close, () -> store.checkpoint(COPY), vfs, firstThrew);
-
-        SecondClose second = new SecondClose(store::close, () -> { });
-        second.awaitReturnedOrWaiting();
-        boolean returnedEarly = second.returned.getCount() == 0;
-        vfs.resume.countDown();
-        second.join();
-        first.join(TimeUnit.SECONDS.toMillis(WAIT_SECONDS));
-        assertThat(firstThrew.get()).as("the first close").isInstanceOf(AssertionError.class)
+        Race race = race(store::close, () -> store.checkpoint(COPY), () -> { }, vfs, false);
+        assertThat(race.firstThrew()).as("the first close").isInstanceOf(AssertionError.class)
                 .hasMessageContaining("injected");
-        assertThat(returnedEarly).as("the second close returned while the first still waited (the re-open after it: %s)",
-                second.reopenThrew.get()).isFalse();
-        assertThat(second.closeThrew.get()).as("the second close, after the first failed")
-                .isInstanceOf(StorageIOException.class).hasCause(firstThrew.get());
+        assertThat(race.returnedEarly()).as("the second close returned while the first still waited").isFalse();
+        assertThat(race.second().closeThrew.get()).as("the second close, after the first failed")
+                .isInstanceOf(StorageIOException.class).hasCause(race.firstThrew());
         store.close(); // after the failed close has ended: no effect, as for any close of a closed store
         vfs.failLockRelease = false;
         try (LsmStore again = LsmStore.open(DIR, options(mem, vfs))) {
@@ -249,19 +252,7 @@ class ConcurrentCloseReturnsEarlyTest {
         Database db = Database.open(DIR, options);
         db.createTable(TableSpec.builder("Tab").partitionKey("pk", AttributeValue.Type.S).build());
         db.putItem("Tab", new PutItem(Item.builder().s("pk", "a").build()));
-        AtomicReference<Throwable> firstThrew = new AtomicReference<>();
-        Thread first = firstCloseWaiting(db::close, () -> db.checkpoint(COPY), vfs, firstThrew);
-
-        SecondClose second = new SecondClose(db::close, () -> Database.open(DIR, options).close());
-        second.awaitReturnedOrWaiting();
-        boolean returnedEarly = second.returned.getCount() == 0;
-        vfs.resume.countDown();
-        second.join();
-        first.join(TimeUnit.SECONDS.toMillis(WAIT_SECONDS));
-        assertThat(returnedEarly).as("the second close returned while the first still waited (the re-open after it: %s)",
-                second.reopenThrew.get()).isFalse();
-        assertThat(second.closeThrew.get()).as("the second close").isNull();
-        assertThat(second.reopenThrew.get()).as("the re-open right after the second close returned").isNull();
-        assertThat(firstThrew.get()).as("the first close").isNull();
+        assertReturnedOnceReleased(race(db::close, () -> db.checkpoint(COPY), () -> Database.open(DIR, options).close(),
+                vfs, false));
     }
 }

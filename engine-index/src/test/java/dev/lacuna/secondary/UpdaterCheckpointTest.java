@@ -23,10 +23,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
-import java.util.logging.Handler;
 import java.util.logging.Level;
-import java.util.logging.LogRecord;
-import java.util.logging.Logger;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -107,27 +104,7 @@ class UpdaterCheckpointTest {
         log.heldFails = new IllegalStateException("injected: the routine checkpoint failed");
         GlobalIndexUpdater updater = new GlobalIndexUpdater(log, new IndexEntries(log));
         log.applied = updater::appliedLsn;
-        Logger logger = Logger.getLogger(GlobalIndexUpdater.class.getName()); // held: JUL keeps loggers weakly
-        List<LogRecord> records = new CopyOnWriteArrayList<>();
-        Handler handler = new Handler() {
-            @Override
-            public void publish(LogRecord record) {
-                records.add(record);
-            }
-
-            @Override
-            public void flush() {
-            }
-
-            @Override
-            public void close() {
-            }
-        };
-        Level saved = logger.getLevel();
-        boolean savedUseParent = logger.getUseParentHandlers();
-        logger.setLevel(Level.ALL);
-        logger.setUseParentHandlers(false);
-        logger.addHandler(handler);
+        UpdaterLog said = new UpdaterLog();
         Thread closer = new Thread(updater::close, "closer");
         try {
             updater.start(null);
@@ -148,11 +125,9 @@ class UpdaterCheckpointTest {
             held.countDown();
             closer.join(WAIT.toMillis());
             updater.close();
-            logger.removeHandler(handler);
-            logger.setLevel(saved);
-            logger.setUseParentHandlers(savedUseParent);
+            said.close();
         }
-        assertThat(records).as("what the updater logged").filteredOn(r -> r.getLevel() == Level.WARNING)
+        assertThat(said.records).as("what the updater logged").filteredOn(r -> r.getLevel() == Level.WARNING)
                 .anySatisfy(r -> assertThat(r.getMessage()).contains("injected: the routine checkpoint failed"));
         assertThat(log.checkpoints).as("checkpoints taken").isNotEmpty();
         assertThat(log.checkpoints.get(log.checkpoints.size() - 1)[0]).as("closing: all of it").isEqualTo(RECORDS);

@@ -38,13 +38,22 @@ public final class CloseOnce {
      * @param mustNotWait asked, in the calling thread, only if a close is under way in another thread
      */
     public void close(Runnable close, BooleanSupplier mustNotWait) {
+        boolean underWay;
         synchronized (this) {
-            if (closer == null) {
-                closer = Thread.currentThread();
-            } else {
-                awaitEnd(mustNotWait);
+            if (ended || closer == Thread.currentThread()) {
                 return;
             }
+            underWay = closer != null;
+            if (!underWay) {
+                closer = Thread.currentThread();
+            }
+        }
+        if (underWay) {
+            // Asked outside this monitor: the answer may take locks of the caller's (a stream handle's list).
+            if (!mustNotWait.getAsBoolean()) {
+                awaitEnd();
+            }
+            return;
         }
         Throwable thrown = null;
         try {
@@ -61,11 +70,8 @@ public final class CloseOnce {
         }
     }
 
-    /** Waits (holding this object's monitor) until the close has ended, then reports its failure. */
-    private void awaitEnd(BooleanSupplier mustNotWait) {
-        if (ended || closer == Thread.currentThread() || mustNotWait.getAsBoolean()) {
-            return;
-        }
+    /** Waits until the close running in another thread has ended, then reports its failure. */
+    private synchronized void awaitEnd() {
         boolean interrupted = false;
         while (!ended) {
             try {

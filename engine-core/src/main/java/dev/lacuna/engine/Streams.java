@@ -254,7 +254,7 @@ final class Streams implements AutoCloseable {
         synchronized (this) {
             handles = new ArrayList<>(open.values());
         }
-        for (StreamConsumerHandle h : handles) { // outside this monitor: a handle's is never taken inside it
+        for (StreamConsumerHandle h : handles) {
             if (h.runsOn(t)) {
                 return true;
             }

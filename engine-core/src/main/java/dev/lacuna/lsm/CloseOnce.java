@@ -49,7 +49,7 @@ public final class CloseOnce {
             }
         }
         if (underWay) {
-            // Asked outside this monitor: the answer may take locks of the caller's (a stream handle's list).
+            // Asked outside this monitor: the answer may take other locks (the list of a database's stream handles).
             if (!mustNotWait.getAsBoolean()) {
                 awaitEnd();
             }

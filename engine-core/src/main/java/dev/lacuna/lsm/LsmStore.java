@@ -718,9 +718,9 @@ public final class LsmStore implements AutoCloseable {
      * <p>Idempotent, and every call returns only once the store is closed and the directory released: a call made
      * while another thread's close is under way waits for it, so that its caller may open the directory again at
      * once; if that close failed, it throws a {@link StorageIOException} with the failure as the cause (the log may
-     * not be durable, nor the directory released). A call after the close ended has no effect. An interrupt does not end the wait (the thread's
-     * interrupt flag is set again on return). A call from one of the store's background threads (a file system
-     * hook there) returns at once instead: the close under way waits for that thread.
+     * not be durable, nor the directory released). A call after the close ended has no effect. An interrupt does not
+     * end the wait (the thread's interrupt flag is set again on return). A call from one of the store's background
+     * threads (a file system hook there) returns at once instead: the close under way waits for that thread.
      */
     @Override
     public void close() {

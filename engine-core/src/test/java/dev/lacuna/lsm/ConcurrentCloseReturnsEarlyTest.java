@@ -48,7 +48,7 @@ class ConcurrentCloseReturnsEarlyTest {
         log.stop();
     }
 
-    /** Holds the first file a checkpoint creates in {@link #COPY} until {@link #resume}; can fail the lock's release. */
+    /** Holds the first file a checkpoint creates in {@link #COPY} until {@link #resume}; can fail the lock release. */
     private static final class HeldCheckpoint extends ForwardingVfs {
         final CountDownLatch held = new CountDownLatch(1);
         final CountDownLatch resume = new CountDownLatch(1);
@@ -213,8 +213,8 @@ class ConcurrentCloseReturnsEarlyTest {
         MemVfs mem = new MemVfs();
         HeldCheckpoint vfs = new HeldCheckpoint(mem);
         LsmStore store = LsmStore.open(DIR, options(mem, vfs));
-        Race race = race(store::close, () -> store.checkpoint(COPY), () -> LsmStore.open(DIR, options(mem, vfs)).close(),
-                vfs, true);
+        Race race = race(store::close, () -> store.checkpoint(COPY),
+                () -> LsmStore.open(DIR, options(mem, vfs)).close(), vfs, true);
         assertReturnedOnceReleased(race);
         assertThat(race.second().interruptedOnReturn).as("the interrupt flag when the second close returned").isTrue();
     }

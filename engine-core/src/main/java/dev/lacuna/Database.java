@@ -495,8 +495,16 @@ public final class Database implements AutoCloseable {
     }
 
     /**
-     * Stops the background work, makes the log durable and releases the directory. Idempotent. Writes in
-     * flight when it is called may fail with {@link DatabaseClosedException}.
+     * Stops the background work, makes the log durable and releases the directory. Writes in flight when it is
+     * called may fail with {@link DatabaseClosedException}.
+     *
+     * <p>Idempotent, and every call returns only once the database is closed and its directory released, so that
+     * the caller may open it again at once: a call made while another thread's close is under way (waiting, say, for
+     * a {@link #checkpoint} running in a third thread) waits for that close to end, and throws a
+     * {@link StorageIOException} whose cause is that close's failure if it failed; a call after the close ended has
+     * no effect. An interrupt does not end the wait; the thread's interrupt flag is set again when the call returns.
+     * A call from a {@link StreamHandler} while another thread's close is under way returns at once: that close
+     * waits for the handler to return.
      */
     @Override
     public void close() {

@@ -23,7 +23,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.ServiceLoader;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.Lock;
@@ -49,10 +48,11 @@ final class Catalog implements AutoCloseable {
     private final Set<String> unsettled = new HashSet<>();
     private final int tokensKeyspace;
 
-    Catalog(LsmStore kv, Clock clock) {
+    /** @param kinds the index kinds there are (those {@link java.util.ServiceLoader} finds, but in tests) */
+    Catalog(LsmStore kv, Clock clock, Iterable<IndexKind> kinds) {
         this.kv = kv;
         this.clock = clock;
-        ServiceLoader.load(IndexKind.class, Catalog.class.getClassLoader()).forEach(kinds::add);
+        kinds.forEach(this.kinds::add);
         int tokens;
         try {
             tokens = openTables();
@@ -274,7 +274,7 @@ final class Catalog implements AutoCloseable {
                 kv.setLogCheckpoint(hold, at);
             }
             return open(t).describe();
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | Error e) {
             // The table is in the manifest but not published: a retry would make a second keyspace of the name
             // (the next open would see two tables of one name), and the stream's checkpoint, if it was set,
             // would keep the log. So it is dropped again, with its indexes and checkpoints, in one edit.
@@ -289,7 +289,7 @@ final class Catalog implements AutoCloseable {
      * too, the table stays in the manifest, and the next open opens it (giving its stream a checkpoint if it
      * has none); until then its name is refused, so that no second keyspace of the name is made.
      */
-    private void undoCreate(TableSchema t, String hold, Set<String> indexCheckpoints, RuntimeException failure) {
+    private void undoCreate(TableSchema t, String hold, Set<String> indexCheckpoints, Throwable failure) {
         TableSchema published = byName.get(t.name());
         if (published != null && published.id() == t.id()) {
             byName.remove(t.name()); // failed after publishing (starting a maintainer): no write may find it now
@@ -320,20 +320,21 @@ final class Catalog implements AutoCloseable {
     /** Opens the maintainers of {@code t}'s indexes, publishes the table, then starts them. */
     private TableSchema open(TableSchema t) {
         Map<String, KvSnapshot> backfills = new HashMap<>();
-        for (IndexRef r : t.indexRefs()) {
-            if (r.creating()) {
-                KvSnapshot s = kv.snapshot();
-                kv.setLogCheckpoint(LiveIndex.checkpointName(r.keyspace()), s.sequence());
-                backfills.put(r.name(), s);
-            }
-        }
         List<LiveIndex> live = new ArrayList<>();
         try {
+            for (IndexRef r : t.indexRefs()) {
+                if (r.creating()) {
+                    KvSnapshot s = kv.snapshot();
+                    backfills.put(r.name(), s);
+                    kv.setLogCheckpoint(LiveIndex.checkpointName(r.keyspace()), s.sequence());
+                }
+            }
             for (IndexSpec index : t.spec().indexes()) {
                 live.add(openIndex(t, index, t.indexKeyspace(index.name())));
             }
-        } catch (RuntimeException e) {
-            // Not published: nothing would ever close what was opened, nor the snapshots no backfill took.
+        } catch (RuntimeException | Error e) {
+            // Not published: nothing would ever close what was opened, nor the snapshots no backfill took. An Error
+            // too (an index kind's open failing on one): the maintainers opened before it would run on for good.
             discard(live, backfills.values(), e);
             throw e;
         }
@@ -352,19 +353,18 @@ final class Catalog implements AutoCloseable {
     }
 
     /** Closes maintainers opened and snapshots taken for a change that failed, adding their errors to {@code failure}. */
-    private static void discard(List<LiveIndex> opened, Collection<KvSnapshot> snapshots,
-                                RuntimeException failure) {
+    private static void discard(List<LiveIndex> opened, Collection<KvSnapshot> snapshots, Throwable failure) {
         for (LiveIndex l : opened) {
             try {
                 l.maintainer().close();
-            } catch (RuntimeException e) {
+            } catch (RuntimeException | Error e) { // an Error too: the others are closed all the same
                 failure.addSuppressed(e);
             }
         }
         for (KvSnapshot s : snapshots) {
             try {
                 s.close();
-            } catch (RuntimeException e) {
+            } catch (RuntimeException | Error e) {
                 failure.addSuppressed(e);
             }
         }
@@ -590,7 +590,7 @@ final class Catalog implements AutoCloseable {
                 // (VersionSet.logAndApply): undoing after this one failed cannot leave a descriptor naming a
                 // dropped keyspace.
                 kv.updateKeyspace(old.id(), t.descriptor());
-            } catch (RuntimeException e) {
+            } catch (RuntimeException | Error e) { // an Error too: the maintainers opened would run on for good
                 undoUpdate(old, made, opened, taken, enabling ? hold : null, e);
                 throw e;
             }
@@ -615,7 +615,7 @@ final class Catalog implements AutoCloseable {
      * next open drops it (keyspaces and index checkpoints nothing names, stream checkpoints of no enabled stream).
      */
     private void undoUpdate(TableSchema old, List<Integer> made, List<LiveIndex> opened,
-                            List<KvSnapshot> snapshots, String hold, RuntimeException failure) {
+                            List<KvSnapshot> snapshots, String hold, Throwable failure) {
         discard(opened, snapshots, failure);
         List<String> checkpoints = new ArrayList<>();
         made.forEach(k -> checkpoints.add(LiveIndex.checkpointName(k)));
@@ -737,15 +737,18 @@ final class Catalog implements AutoCloseable {
         return byName.keySet().stream().sorted().toList();
     }
 
-    /** Stops every index maintainer. */
+    /**
+     * Stops every index maintainer, each even if another's close throws (an Error too: the ones after it would run on
+     * under a closed store); throws the first failure, the others suppressed in it.
+     */
     @Override
     public void close() {
-        RuntimeException error = null;
+        Throwable error = null;
         for (TableSchema t : byName.values()) {
             for (LiveIndex l : t.live()) {
                 try {
                     l.maintainer().close();
-                } catch (RuntimeException e) {
+                } catch (RuntimeException | Error e) {
                     if (error == null) {
                         error = e;
                     } else {
@@ -754,8 +757,11 @@ final class Catalog implements AutoCloseable {
                 }
             }
         }
-        if (error != null) {
-            throw error;
+        if (error instanceof RuntimeException e) {
+            throw e;
+        }
+        if (error instanceof Error e) {
+            throw e;
         }
     }
 }

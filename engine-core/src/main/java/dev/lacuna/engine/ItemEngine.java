@@ -21,10 +21,12 @@ import dev.lacuna.TimeToLiveDescription;
 import dev.lacuna.TransactGet;
 import dev.lacuna.TransactWrite;
 import dev.lacuna.UpdateItem;
+import dev.lacuna.index.IndexKind;
 import dev.lacuna.item.KeyEncoding;
 import dev.lacuna.kv.KeyspaceRouter;
 import dev.lacuna.kv.KvOptions;
 import dev.lacuna.kv.KvStats;
+import dev.lacuna.lsm.CloseOnce;
 import dev.lacuna.lsm.LsmStore;
 import dev.lacuna.storage.Durability;
 import java.nio.file.Path;
@@ -32,6 +34,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.ServiceLoader;
+import java.util.function.Consumer;
 
 /**
  * The item engine behind {@link dev.lacuna.Database}: one store, the catalog of its tables and indexes, and a
@@ -48,23 +52,62 @@ public final class ItemEngine implements AutoCloseable {
     private final TtlSweeper sweeper;
     private final Streams streams;
     private final StreamShards shards;
+    private final CloseOnce closing;
 
-    private ItemEngine(LsmStore kv, DatabaseOptions options) {
+    private ItemEngine(LsmStore kv, DatabaseOptions options, Path dir, Iterable<IndexKind> kinds,
+                       Consumer<TtlSweeper> startSweeper) {
         this.kv = kv;
-        this.catalog = new Catalog(kv, options.clock());
-        this.backPressure = new IndexBackPressure(kv, catalog, options.maxIndexLagRecords());
-        this.writes = new Writes(kv, catalog, options.clock(), options.durability(), backPressure);
-        this.pointReads = new PointReads(kv, catalog, options.clock(), options.returnExpiredItems());
-        this.queries = new Queries(kv, options.clock(), options.returnExpiredItems());
-        this.streams = new Streams(catalog, kv, options.clock(), options.streamRetention());
-        this.shards = new StreamShards(catalog, kv, options.clock());
-        this.sweeper = new TtlSweeper(kv, catalog, writes, options.clock(), options.timeToLiveSweepInterval(),
-                options.timeToLiveSweepRate(), streams::enforceRetentionInBackground);
-        sweeper.start();
+        this.closing = new CloseOnce("database " + dir);
+        this.catalog = new Catalog(kv, options.clock(), kinds);
+        Streams builtStreams = null;
+        TtlSweeper builtSweeper = null;
+        try {
+            this.backPressure = new IndexBackPressure(kv, catalog, options.maxIndexLagRecords());
+            this.writes = new Writes(kv, catalog, options.clock(), options.durability(), backPressure);
+            this.pointReads = new PointReads(kv, catalog, options.clock(), options.returnExpiredItems());
+            this.queries = new Queries(kv, options.clock(), options.returnExpiredItems());
+            this.streams = builtStreams = new Streams(catalog, kv, options.clock(), options.streamRetention());
+            this.shards = new StreamShards(catalog, kv, options.clock());
+            this.sweeper = builtSweeper = new TtlSweeper(kv, catalog, writes, options.clock(),
+                    options.timeToLiveSweepInterval(), options.timeToLiveSweepRate(),
+                    streams::enforceRetentionInBackground);
+            startSweeper.accept(sweeper);
+        } catch (RuntimeException | Error e) {
+            // The catalog has started its indexes' maintainers (threads following the log): stopped here, before
+            // open closes the store under them, or they outlive the failed open and take the closed store for a
+            // failure of their index. An Error too: Thread.start throws one when no thread can be made.
+            closeAll(e, builtSweeper, builtStreams, catalog);
+            throw e;
+        }
+    }
+
+    /** Closes each of {@code parts} (null: not built), adding what they throw to {@code failure}. */
+    private static void closeAll(Throwable failure, AutoCloseable... parts) {
+        for (AutoCloseable part : parts) {
+            if (part == null) {
+                continue;
+            }
+            try {
+                part.close();
+            } catch (Throwable suppressed) {
+                failure.addSuppressed(suppressed);
+            }
+        }
     }
 
     /** Opens (creating if needed) the store in {@code dir} and the engine over it; recovers after a crash. */
     public static ItemEngine open(Path dir, DatabaseOptions options) {
+        return open(dir, options, ServiceLoader.load(IndexKind.class, ItemEngine.class.getClassLoader()),
+                TtlSweeper::start);
+    }
+
+    /**
+     * {@link #open(Path, DatabaseOptions)} with the index kinds {@code kinds}, starting the sweeper with
+     * {@code startSweeper}: package-private, so that a test can give index kinds of its own and fail the constructor
+     * after its catalog was built.
+     */
+    static ItemEngine open(Path dir, DatabaseOptions options, Iterable<IndexKind> kinds,
+                           Consumer<TtlSweeper> startSweeper) {
         Objects.requireNonNull(dir, "dir");
         Objects.requireNonNull(options, "options");
         KvOptions storage = options.storage().toBuilder().vfs(options.vfs()).durability(options.durability())
@@ -72,7 +115,7 @@ public final class ItemEngine implements AutoCloseable {
                 .keyPrefix(KeyEncoding::partitionPrefixLength).build();
         LsmStore kv = LsmStore.open(dir, storage, LsmStore.OWNER_ITEMS);
         try {
-            return new ItemEngine(kv, options);
+            return new ItemEngine(kv, options, dir, kinds, startSweeper);
         } catch (RuntimeException | Error e) {
             // An Error too: the store left open would keep the directory locked for this process.
             try {
@@ -248,8 +291,16 @@ public final class ItemEngine implements AutoCloseable {
         return kv.logBytes();
     }
 
+    /** See {@link dev.lacuna.Database#close()}: every call returns once the database is closed. */
     @Override
     public void close() {
+        // A stream handler (or the sweeper) calling close while another thread's close waits for its thread to end
+        // must not wait for that close in turn.
+        closing.close(this::closeOnce, () -> sweeper.runsOn(Thread.currentThread())
+                || streams.runsOn(Thread.currentThread()));
+    }
+
+    private void closeOnce() {
         backPressure.close(); // writers stalled on an index's lag give up rather than hold the close
         try {
             sweeper.close(); // first: it writes through the catalog and the store

@@ -35,7 +35,8 @@ final class StreamConsumerHandle implements StreamConsumer {
     private List<StreamRecord> pending;
     private long pendingLsn;
     private KvLogReader reader;
-    private StreamProcessorThread processor;
+    /** Set under this object's monitor; volatile for {@link #runsOn}, which must not wait for a poll holding it. */
+    private volatile StreamProcessorThread processor;
     private volatile boolean closed;
 
     StreamConsumerHandle(Streams streams, TableSchema table, StreamState stream, String name) {
@@ -229,6 +230,12 @@ final class StreamConsumerHandle implements StreamConsumer {
             processor.begin();
             return processor;
         }
+    }
+
+    /** Whether {@code t} is the thread of this handle's processor. */
+    boolean runsOn(Thread t) {
+        StreamProcessorThread p = processor;
+        return p != null && p.runsOn(t);
     }
 
     /** Whether {@link #close} has closed the handle (its processor's thread checks it after the handler). */

@@ -99,6 +99,11 @@ final class StreamProcessorThread implements StreamProcessor {
         }
     }
 
+    /** Whether {@code t} is the processor's thread. */
+    boolean runsOn(Thread t) {
+        return t == thread;
+    }
+
     @Override
     public boolean running() {
         return thread.isAlive();

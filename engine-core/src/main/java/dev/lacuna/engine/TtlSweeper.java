@@ -91,6 +91,11 @@ final class TtlSweeper implements AutoCloseable {
         thread.start();
     }
 
+    /** Whether {@code t} is the sweeper's thread. */
+    boolean runsOn(Thread t) {
+        return t == thread;
+    }
+
     /** Items deleted because they expired, since the database opened. */
     long deleted() {
         return deleted.get();

@@ -199,7 +199,13 @@ public final class KvStore implements AutoCloseable {
     /**
      * Stops the background threads (letting running jobs finish), makes the log durable, closes every
      * file and releases the directory. Writes not yet in tables stay in the log and are replayed by the
-     * next open. Idempotent.
+     * next open.
+     *
+     * <p>Idempotent, and every call returns only once the store is closed and its directory released: a call made
+     * while another thread's close is under way waits for that close to end, and throws a
+     * {@link dev.lacuna.storage.StorageIOException} whose cause is that close's failure if it failed; a call after the
+     * close ended has no effect. An interrupt does not end
+     * the wait; the thread's interrupt flag is set again when the call returns.
      */
     @Override
     public void close() {

@@ -316,6 +316,13 @@ final class Background {
         }
     }
 
+    /** Whether {@code thread} is one of the pool's. */
+    boolean owns(Thread thread) {
+        synchronized (created) {
+            return created.contains(thread);
+        }
+    }
+
     /** Stops accepting jobs and waits for running ones to end. */
     void shutdown() {
         executor.shutdown();

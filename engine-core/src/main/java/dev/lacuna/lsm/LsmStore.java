@@ -42,6 +42,7 @@ public final class LsmStore implements AutoCloseable {
     private final WritePath writes;
     private final ReadPath reads;
     private final Keyspaces keyspaces;
+    private final CloseOnce closing;
 
     private LsmStore(Db db, VfsLock lock) {
         this.db = db;
@@ -52,6 +53,7 @@ public final class LsmStore implements AutoCloseable {
         this.writes = new WritePath(db, background);
         this.reads = new ReadPath(db, background);
         this.keyspaces = new Keyspaces(db, background);
+        this.closing = new CloseOnce("store " + db.dir);
     }
 
     /** The owner mark of a store opened through {@link dev.lacuna.kv.KvStore}. */
@@ -711,15 +713,23 @@ public final class LsmStore implements AutoCloseable {
      * Stops the background threads (letting running jobs finish), waits for a {@link #compactRange} or
      * {@link #checkpoint} running in another thread (each stops at its next step), makes the log durable, closes every
      * file and releases the directory. Writes not yet in tables stay in the log and are replayed by the
-     * next open. Idempotent.
+     * next open.
+     *
+     * <p>Idempotent, and every call returns only once the store is closed and the directory released: a call made
+     * while another thread's close is under way waits for it, so that its caller may open the directory again at
+     * once; if that close failed, it throws a {@link StorageIOException} with the failure as the cause (the log may
+     * not be durable, nor the directory released). A call after the close ended has no effect. An interrupt does not
+     * end the wait (the thread's interrupt flag is set again on return). A call from one of the store's background
+     * threads (a file system hook there) returns at once instead: the close under way waits for that thread.
      */
     @Override
     public void close() {
+        closing.close(this::closeOnce, () -> background.owns(Thread.currentThread()));
+    }
+
+    private void closeOnce() {
         db.commitLock.lock();
         try {
-            if (db.closed) {
-                return;
-            }
             db.closed = true;
         } finally {
             db.commitLock.unlock();

@@ -282,10 +282,34 @@ final class GlobalIndexUpdater implements IndexMaintainer {
                 }
             }
             awaitCheckpointer();
+            checkpointOnClose();
+        }
+    }
+
+    /**
+     * Closing: checkpoints everything applied, so that a reopen resumes from here instead of reading the log again.
+     * A routine checkpoint that failed meanwhile is logged and the closing one taken all the same: thrown, as outside a
+     * close, it reached {@link #retrying}, which takes any failure while closing for the close's doing, and both were
+     * lost without a word. A closing checkpoint that fails is logged too: the next open reads the log again from the
+     * last checkpoint, and loses nothing.
+     */
+    private void checkpointOnClose() {
+        try {
             checkpointDone();
-            if (applied > checkpointed) {
-                checkpoint(applied); // closing: a reopen then resumes from here instead of reading the log again
-            }
+        } catch (RuntimeException | Error e) {
+            LOG.log(System.Logger.Level.WARNING, "index " + context.index().name() + " of table "
+                    + context.table().name() + ": a routine checkpoint failed while closing (the closing one is"
+                    + " taken instead): " + e, e);
+        }
+        if (applied <= checkpointed) {
+            return;
+        }
+        try {
+            checkpoint(applied);
+        } catch (RuntimeException e) {
+            LOG.log(System.Logger.Level.WARNING, "index " + context.index().name() + " of table "
+                    + context.table().name() + ": the checkpoint on closing failed; the next open reads the log"
+                    + " again from LSN " + checkpointed + ": " + e, e);
         }
     }
 

@@ -15,11 +15,7 @@ import dev.lacuna.vfs.MemVfs;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.logging.Handler;
 import java.util.logging.Level;
-import java.util.logging.LogRecord;
-import java.util.logging.Logger;
 import java.util.stream.Collectors;
 import jdk.jfr.Recording;
 import jdk.jfr.consumer.RecordedEvent;
@@ -73,28 +69,8 @@ class IndexSignalsTest {
 
     @Test
     void shouldLogAnErrorWithTheCauseWhenTheIndexFails() throws Exception {
-        Logger logger = Logger.getLogger(GlobalIndexUpdater.class.getName()); // held: JUL keeps loggers weakly
-        List<LogRecord> records = new CopyOnWriteArrayList<>();
-        Handler handler = new Handler() {
-            @Override
-            public void publish(LogRecord record) {
-                records.add(record);
-            }
-
-            @Override
-            public void flush() {
-            }
-
-            @Override
-            public void close() {
-            }
-        };
-        Level saved = logger.getLevel();
-        boolean savedUseParent = logger.getUseParentHandlers();
-        logger.setLevel(Level.ALL);
-        logger.setUseParentHandlers(false);
-        logger.addHandler(handler);
-        try {
+        UpdaterLog log = new UpdaterLog();
+        try (log) {
             GlobalIndexUpdater updater = new GlobalIndexUpdater(new UpdaterFailureTest.FailingLog(),
                     new IndexEntries(new UpdaterFailureTest.FailingLog()));
             updater.start(null);
@@ -103,13 +79,9 @@ class IndexSignalsTest {
             } finally {
                 updater.close();
             }
-        } finally {
-            logger.removeHandler(handler);
-            logger.setLevel(saved);
-            logger.setUseParentHandlers(savedUseParent);
         }
         // System.Logger's ERROR is JUL's SEVERE.
-        assertThat(records).filteredOn(r -> r.getLevel() == Level.SEVERE).singleElement().satisfies(r -> {
+        assertThat(log.records).filteredOn(r -> r.getLevel() == Level.SEVERE).singleElement().satisfies(r -> {
             assertThat(r.getMessage()).contains("index GSI1 of table Tickets FAILED");
             assertThat(r.getThrown()).hasMessageContaining("cannot read the log (injected)");
         });

@@ -20,11 +20,7 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.logging.Handler;
 import java.util.logging.Level;
-import java.util.logging.LogRecord;
-import java.util.logging.Logger;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -140,41 +136,19 @@ class OpenErrorStopsIndexThreadsTest {
     void shouldCloseTheUpdatersItStartedBeforeTheOpenThrows() throws Exception {
         MemVfs crashed = crashedWithABuildCutShort();
         FaultyVfs faulty = new FaultyVfs(crashed);
-        Logger logger = Logger.getLogger(GlobalIndexUpdater.class.getName()); // held: JUL keeps loggers weakly
-        List<LogRecord> records = new CopyOnWriteArrayList<>();
-        Handler handler = new Handler() {
-            @Override
-            public void publish(LogRecord record) {
-                records.add(record);
-            }
-
-            @Override
-            public void flush() {
-            }
-
-            @Override
-            public void close() {
-            }
-        };
-        Level saved = logger.getLevel();
-        logger.setLevel(Level.ALL);
-        logger.addHandler(handler);
+        List<String> logged;
         List<String> aliveAtThrow;
-        try {
+        try (UpdaterLog log = new UpdaterLog()) {
             assertThatThrownBy(() -> Database.open(IndexEquivalenceTest.DIR, DatabaseOptions.builder().vfs(faulty).build()))
                     .isInstanceOf(AssertionError.class).hasMessageContaining("injected");
             aliveAtThrow = faulty.running.stream().filter(Thread::isAlive).map(Thread::getName).toList();
             for (Thread t : faulty.running) {
                 t.join(WAIT.toMillis()); // whatever it does once the store is closed, it has done it
             }
-        } finally {
-            logger.removeHandler(handler);
-            logger.setLevel(saved);
+            logged = log.atLeast(Level.WARNING);
         }
         assertThat(faulty.running).as("the first table's updater, started before the fault").isNotEmpty();
-        assertThat(records.stream().filter(r -> r.getLevel().intValue() >= Level.WARNING.intValue())
-                .map(r -> r.getMessage() + (r.getThrown() == null ? "" : ": " + r.getThrown())).toList())
-                .as("what the updaters of the failed open logged").isEmpty();
+        assertThat(logged).as("what the updaters of the failed open logged").isEmpty();
         assertThat(aliveAtThrow).as("updaters still running when the failed open threw").isEmpty();
     }
 }

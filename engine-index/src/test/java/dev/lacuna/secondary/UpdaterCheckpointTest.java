@@ -23,6 +23,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
+import java.util.logging.Level;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -90,6 +91,49 @@ class UpdaterCheckpointTest {
     }
 
     /**
+     * A routine checkpoint that fails while the updater is closing (its failure found once the closing updater has
+     * waited for it) was dropped without a word, and the closing checkpoint skipped with it: the updater's retry loop
+     * takes any failure while closing for the close's doing. The failure is now logged (WARNING), and the closing
+     * checkpoint is still taken, so that a reopen need not read the log again from the last checkpoint.
+     */
+    @Test
+    void shouldLogARoutineCheckpointFailingWhileClosingAndStillTakeTheClosingOne() throws Exception {
+        EmptyLog log = new EmptyLog();
+        CountDownLatch held = new CountDownLatch(1);
+        log.hold = held;
+        log.heldFails = new IllegalStateException("injected: the routine checkpoint failed");
+        GlobalIndexUpdater updater = new GlobalIndexUpdater(log, new IndexEntries(log));
+        log.applied = updater::appliedLsn;
+        UpdaterLog said = new UpdaterLog();
+        Thread closer = new Thread(updater::close, "closer");
+        try {
+            updater.start(null);
+            Thread updaterThread = Thread.getAllStackTraces().keySet().stream()
+                    .filter(t -> t.getName().equals("lacuna-index-Tickets-GSI1")).findFirst().orElseThrow();
+            assertThat(log.checkpointStarted.await(WAIT.toSeconds(), TimeUnit.SECONDS)).as("a routine checkpoint")
+                    .isTrue();
+            assertThat(updater.awaitApplied(RECORDS, WAIT)).isTrue();
+            closer.start();
+            // The updater, closing, waits for the held checkpoint (its thread joins it); it spins until then.
+            long deadline = System.nanoTime() + WAIT.toNanos();
+            while (updaterThread.getState() != Thread.State.WAITING && System.nanoTime() < deadline) {
+                closer.join(1); // a timed wait, polling the updater's state
+            }
+            assertThat(updaterThread.getState()).as("the closing updater waits for the routine checkpoint")
+                    .isEqualTo(Thread.State.WAITING);
+        } finally {
+            held.countDown();
+            closer.join(WAIT.toMillis());
+            updater.close();
+            said.close();
+        }
+        assertThat(said.records).as("what the updater logged").filteredOn(r -> r.getLevel() == Level.WARNING)
+                .anySatisfy(r -> assertThat(r.getMessage()).contains("injected: the routine checkpoint failed"));
+        assertThat(log.checkpoints).as("checkpoints taken").isNotEmpty();
+        assertThat(log.checkpoints.get(log.checkpoints.size() - 1)[0]).as("closing: all of it").isEqualTo(RECORDS);
+    }
+
+    /**
      * An index opened with its checkpoint below the log's end may have lost, in a crash, the entries its routine
      * checkpoint kept in memory: it is consistent only once it has applied the log up to the end it found, and says
      * so (queries wait for that); once there, nothing more to wait for.
@@ -119,6 +163,8 @@ class UpdaterCheckpointTest {
         volatile LongSupplier applied = () -> -1;
         /** If set, the first checkpoint waits for it to open. */
         volatile CountDownLatch hold;
+        /** If set, what the held checkpoint throws once released. */
+        volatile RuntimeException heldFails;
         /** Counted down when a checkpoint starts. */
         final CountDownLatch checkpointStarted = new CountDownLatch(1);
         private final AtomicInteger taking = new AtomicInteger();
@@ -188,6 +234,10 @@ class UpdaterCheckpointTest {
                 if (h != null) {
                     hold = null;
                     h.await();
+                    RuntimeException fails = heldFails;
+                    if (fails != null) {
+                        throw fails;
+                    }
                 }
                 checkpoints.add(new long[] {lsn, appliedNow});
             } catch (InterruptedException e) {

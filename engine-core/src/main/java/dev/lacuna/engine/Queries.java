@@ -18,6 +18,7 @@ import dev.lacuna.storage.LacunaException;
 import dev.lacuna.expr.ConditionExpression;
 import dev.lacuna.expr.KeyConditionExpression;
 import dev.lacuna.expr.KeyTerm;
+import dev.lacuna.expr.ParseCache;
 import dev.lacuna.expr.Placeholders;
 import dev.lacuna.expr.ProjectionExpression;
 import dev.lacuna.item.ItemCodec;
@@ -46,6 +47,8 @@ final class Queries {
     private final LsmStore kv;
     private final Clock clock;
     private final boolean returnExpired;
+    /** Key conditions and filters by their text: clients query with the same few, and each parse costs. */
+    private final ParseCache parses = new ParseCache();
 
     /**
      * @param clock         the time by which items expire
@@ -61,8 +64,9 @@ final class Queries {
         long started = System.nanoTime(); // a read-your-writes timeout bounds both of the index's waits together
         Target target = target(table, q);
         Placeholders placeholders = Placeholders.of(q.names(), q.values());
-        KeyConditionExpression keyCondition = KeyConditionExpression.parse(q.keyCondition(), placeholders);
-        ConditionExpression filter = q.filter() == null ? null : ConditionExpression.parseFilter(q.filter(), placeholders);
+        KeyConditionExpression keyCondition = KeyConditionExpression.parse(q.keyCondition(), placeholders, parses);
+        ConditionExpression filter = q.filter() == null ? null
+                : ConditionExpression.parseFilter(q.filter(), placeholders, parses);
         ProjectionExpression projection = q.projection() == null ? null
                 : ProjectionExpression.parse(q.projection(), placeholders);
         placeholders.requireAllUsed();
@@ -337,7 +341,8 @@ final class Queries {
 
     Page scan(TableSchema table, Scan s) {
         Placeholders placeholders = Placeholders.of(s.names(), s.values());
-        ConditionExpression filter = s.filter() == null ? null : ConditionExpression.parseFilter(s.filter(), placeholders);
+        ConditionExpression filter = s.filter() == null ? null
+                : ConditionExpression.parseFilter(s.filter(), placeholders, parses);
         ProjectionExpression projection = s.projection() == null ? null
                 : ProjectionExpression.parse(s.projection(), placeholders);
         placeholders.requireAllUsed();

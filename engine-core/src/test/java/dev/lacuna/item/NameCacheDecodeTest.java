@@ -116,6 +116,29 @@ class NameCacheDecodeTest {
     }
 
     @Test
+    void shouldTellNamesAndValuesApartThatDifferInAnyOneByte() {
+        // the cache compares 8 and 4 bytes at a time, the last word overlapping: a difference anywhere counts
+        for (int n = 1; n <= 40; n++) {
+            char[] base = new char[n];
+            for (int i = 0; i < n; i++) {
+                base[i] = (char) ('a' + i % 26);
+            }
+            for (int j = 0; j < n; j++) {
+                char[] other = base.clone();
+                other[j] = 'Z';
+                NameCache names = new NameCache(); // each pair compared, names and values
+                for (String name : List.of(new String(base), new String(other))) {
+                    Item item = Item.builder().s("pk", name).s(name, name).build();
+                    Item decoded = ItemCodec.decodeSized(ItemCodec.encode(item), names).item();
+                    assertThat(decoded).isEqualTo(item);
+                    assertThat(List.copyOf(decoded.attributes().keySet())).containsExactly("pk", name);
+                    assertThat(decoded.get(name).asString()).isEqualTo(name);
+                }
+            }
+        }
+    }
+
+    @Test
     void shouldRefuseAnItemOfTheLastItemsNamesWithANameTwiceOrABadValue() {
         NameCache names = new NameCache();
         // warm: names a, b; the string "x" at both positions

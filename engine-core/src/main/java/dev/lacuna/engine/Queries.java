@@ -147,7 +147,7 @@ final class Queries {
              KvCursor c = kv.scanPrefix(prefix, lo, hi, !q.forward(), snapshot)) {
             PageBuilder page = new PageBuilder(target, filter, projection, q.isCount(), q.limit(), snapshot);
             for (; c.valid() && !page.full(); c.next()) {
-                page.add(c.key(), c.value());
+                page.add(c.value()); // the key is not read: the cursor need not copy it out
             }
             page.deadEntries += c.deadEntriesSkipped();
             return page.build();
@@ -396,7 +396,7 @@ final class Queries {
             try (KvCursor c = kv.scanPartition(target.keyspace, parts.get(i), lo, highest, false, snapshot)) {
                 for (; c.valid() && !page.full(); c.next()) {
                     if (shares == 1 || shareOf(c.key(), shares) == share) {
-                        page.add(c.key(), c.value());
+                        page.add(c.value());
                     }
                 }
                 page.deadEntries += c.deadEntriesSkipped();
@@ -551,7 +551,7 @@ final class Queries {
             return (limit > 0 && scanned >= limit) || bytes >= PAGE_BYTES;
         }
 
-        void add(byte[] key, byte[] value) {
+        void add(byte[] value) {
             // A corrupt value is reported as <item>: building a name from the key here would cost every read.
             ItemCodec.Sized sized = ItemCodec.decodeSized(value, names);
             Item item = sized.item();

@@ -228,6 +228,11 @@ public sealed interface AttributeValue {
                 throw new ValidationException(
                         "Number underflow. Attempting to store a number with magnitude smaller than supported range");
             }
+            if (v.scale() == 0 && v.precision() <= 38) {
+                // A whole number with scale 0 is its own normal form (below, stripped and then set back to
+                // scale 0): every decoded count and timestamp, with no BigDecimal to make.
+                return v;
+            }
             BigDecimal n = v.stripTrailingZeros();
             if (n.precision() > 38) {
                 throw new ValidationException("Attempting to store more than 38 significant digits in a Number");

@@ -36,6 +36,11 @@ public final class CheckedNames<V> extends AbstractMap<String, V> {
     private int size;
     /** Position + 1 of each name by its hash, 0 for an empty slot; null while there are at most LINEAR names. */
     private int[] index;
+    /**
+     * Whether {@link #names}, {@link #hashes} and {@link #index} are shared with other maps of the same names
+     * ({@link #CheckedNames(Shape)}, {@link #shareNames}): they are then never written, and a put copies them first.
+     */
+    private boolean namesShared;
 
     /** An empty map sized for {@code expected} attributes; the caller checks each name it puts. */
     public CheckedNames(int expected) {
@@ -51,6 +56,9 @@ public final class CheckedNames<V> extends AbstractMap<String, V> {
      */
     @Override
     public V put(String name, V value) {
+        if (namesShared) {
+            unshare();
+        }
         int h = name.hashCode();
         int at = find(name, h);
         if (at >= 0) {
@@ -77,6 +85,79 @@ public final class CheckedNames<V> extends AbstractMap<String, V> {
             rebuildIndex();
         }
         return null;
+    }
+
+    /**
+     * The names of this map, to be given to other maps of exactly these names ({@link #CheckedNames(Shape)}): the
+     * items of a query page mostly have the same names in the same order, and need not each find, hash and
+     * store them again. This map's names are not written again (a later put copies them first).
+     */
+    public Shape shareNames() {
+        namesShared = true;
+        return new Shape(names, hashes, index, size);
+    }
+
+    /**
+     * An empty map that takes the names of {@code shape}, which {@link #putNext} then fills in order: the
+     * caller checks that the {@code i}-th name it puts is the shape's {@code i}-th (distinct, as the names of
+     * any map are), and calls {@link #leaveShape} before the first one that is not.
+     */
+    public CheckedNames(Shape shape) {
+        names = shape.names;
+        hashes = shape.hashes;
+        index = shape.index;
+        values = new Object[Math.max(1, shape.size)];
+        namesShared = true;
+    }
+
+    /** Sets the value of the next name of the adopted shape ({@link #CheckedNames(Shape)}). */
+    public void putNext(V value) {
+        values[size++] = value;
+    }
+
+    /** Leaves the adopted shape: the names put so far stay, and the next ones are {@link #put} as usual. */
+    public void leaveShape() {
+        unshare();
+    }
+
+    private void unshare() {
+        int capacity = Math.max(values.length, 1);
+        names = Arrays.copyOf(names, capacity);
+        hashes = Arrays.copyOf(hashes, capacity);
+        Arrays.fill(names, size, capacity, null);
+        index = null;
+        namesShared = false;
+        if (size > LINEAR) {
+            rebuildIndex();
+        }
+    }
+
+    /**
+     * The names of a map, in order, with their hashes and index: handed from one map to the next of the same
+     * names ({@link #shareNames}, {@link #CheckedNames(Shape)}). Immutable: no map writes a shared array.
+     */
+    public static final class Shape {
+        private final String[] names;
+        private final int[] hashes;
+        private final int[] index;
+        private final int size;
+
+        private Shape(String[] names, int[] hashes, int[] index, int size) {
+            this.names = names;
+            this.hashes = hashes;
+            this.index = index;
+            this.size = size;
+        }
+
+        /** How many names. */
+        public int size() {
+            return size;
+        }
+
+        /** The {@code i}-th name, {@code 0 <= i < size()}. */
+        public String name(int i) {
+            return names[i];
+        }
     }
 
     @Override

@@ -63,11 +63,7 @@ public final class InternalKey {
 
     /** The trailer {@code sequence << 8 | kind}. */
     public static long trailer(byte[] internalKey) {
-        long t = 0;
-        for (int i = internalKey.length - TRAILER_SIZE; i < internalKey.length; i++) {
-            t = t << 8 | (internalKey[i] & 0xFF);
-        }
-        return t;
+        return (long) BIG_LONG.get(internalKey, internalKey.length - TRAILER_SIZE);
     }
 
     /** The sequence number. */

@@ -18,6 +18,7 @@ import dev.lacuna.storage.LacunaException;
 import dev.lacuna.expr.ConditionExpression;
 import dev.lacuna.expr.KeyConditionExpression;
 import dev.lacuna.expr.KeyTerm;
+import dev.lacuna.expr.ParseCache;
 import dev.lacuna.expr.Placeholders;
 import dev.lacuna.expr.ProjectionExpression;
 import dev.lacuna.item.ItemCodec;
@@ -46,6 +47,8 @@ final class Queries {
     private final LsmStore kv;
     private final Clock clock;
     private final boolean returnExpired;
+    /** Key conditions and filters by their text: clients query with the same few, and each parse costs. */
+    private final ParseCache parses = new ParseCache();
 
     /**
      * @param clock         the time by which items expire
@@ -61,8 +64,9 @@ final class Queries {
         long started = System.nanoTime(); // a read-your-writes timeout bounds both of the index's waits together
         Target target = target(table, q);
         Placeholders placeholders = Placeholders.of(q.names(), q.values());
-        KeyConditionExpression keyCondition = KeyConditionExpression.parse(q.keyCondition(), placeholders);
-        ConditionExpression filter = q.filter() == null ? null : ConditionExpression.parseFilter(q.filter(), placeholders);
+        KeyConditionExpression keyCondition = KeyConditionExpression.parse(q.keyCondition(), placeholders, parses);
+        ConditionExpression filter = q.filter() == null ? null
+                : ConditionExpression.parseFilter(q.filter(), placeholders, parses);
         ProjectionExpression projection = q.projection() == null ? null
                 : ProjectionExpression.parse(q.projection(), placeholders);
         placeholders.requireAllUsed();
@@ -143,7 +147,7 @@ final class Queries {
              KvCursor c = kv.scanPrefix(prefix, lo, hi, !q.forward(), snapshot)) {
             PageBuilder page = new PageBuilder(target, filter, projection, q.isCount(), q.limit(), snapshot);
             for (; c.valid() && !page.full(); c.next()) {
-                page.add(c.key(), c.value());
+                page.add(c.value()); // the key is not read: the cursor need not copy it out
             }
             page.deadEntries += c.deadEntriesSkipped();
             return page.build();
@@ -337,7 +341,8 @@ final class Queries {
 
     Page scan(TableSchema table, Scan s) {
         Placeholders placeholders = Placeholders.of(s.names(), s.values());
-        ConditionExpression filter = s.filter() == null ? null : ConditionExpression.parseFilter(s.filter(), placeholders);
+        ConditionExpression filter = s.filter() == null ? null
+                : ConditionExpression.parseFilter(s.filter(), placeholders, parses);
         ProjectionExpression projection = s.projection() == null ? null
                 : ProjectionExpression.parse(s.projection(), placeholders);
         placeholders.requireAllUsed();
@@ -391,7 +396,7 @@ final class Queries {
             try (KvCursor c = kv.scanPartition(target.keyspace, parts.get(i), lo, highest, false, snapshot)) {
                 for (; c.valid() && !page.full(); c.next()) {
                     if (shares == 1 || shareOf(c.key(), shares) == share) {
-                        page.add(c.key(), c.value());
+                        page.add(c.value());
                     }
                 }
                 page.deadEntries += c.deadEntriesSkipped();
@@ -546,7 +551,7 @@ final class Queries {
             return (limit > 0 && scanned >= limit) || bytes >= PAGE_BYTES;
         }
 
-        void add(byte[] key, byte[] value) {
+        void add(byte[] value) {
             // A corrupt value is reported as <item>: building a name from the key here would cost every read.
             ItemCodec.Sized sized = ItemCodec.decodeSized(value, names);
             Item item = sized.item();

@@ -66,6 +66,12 @@ public final class ConditionExpression {
         return parse(expression, placeholders, ExpressionKind.FILTER);
     }
 
+    /** As {@link #parseFilter(String, Placeholders)}, taking the parse from {@code cache} when it has it. */
+    public static ConditionExpression parseFilter(String expression, Placeholders placeholders, ParseCache cache) {
+        Condition parsed = cache.filter(expression);
+        return new ConditionExpression(expression, new Binder(placeholders, ExpressionKind.FILTER).condition(parsed));
+    }
+
     static ConditionExpression parse(String expression, Placeholders placeholders, ExpressionKind kind) {
         Condition parsed = ConditionParser.parse(expression, kind);
         return new ConditionExpression(expression, new Binder(placeholders, kind).condition(parsed));

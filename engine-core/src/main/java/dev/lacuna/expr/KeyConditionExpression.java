@@ -45,7 +45,15 @@ public final class KeyConditionExpression {
      *                             can have (not S, N or B)
      */
     public static KeyConditionExpression parse(String expression, Placeholders placeholders) {
-        List<RawTerm> raw = KeyConditionParser.parse(expression);
+        return bind(expression, KeyConditionParser.parse(expression), placeholders);
+    }
+
+    /** As {@link #parse(String, Placeholders)}, taking the parse from {@code cache} when it has it. */
+    public static KeyConditionExpression parse(String expression, Placeholders placeholders, ParseCache cache) {
+        return bind(expression, cache.keyCondition(expression), placeholders);
+    }
+
+    private static KeyConditionExpression bind(String expression, List<RawTerm> raw, Placeholders placeholders) {
         Binder binder = new Binder(placeholders, KIND);
         List<KeyTerm> terms = new ArrayList<>();
         for (RawTerm term : raw) {

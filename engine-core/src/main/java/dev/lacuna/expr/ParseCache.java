@@ -16,6 +16,9 @@ public final class ParseCache {
     private final int capacity;
     private final ConcurrentHashMap<String, Ast.Update> updates = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, Ast.Condition> conditions = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, Ast.Condition> filters = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, java.util.List<KeyConditionParser.RawTerm>> keyConditions =
+            new ConcurrentHashMap<>();
 
     /** A cache of {@link #DEFAULT_CAPACITY} expressions of each kind. */
     public ParseCache() {
@@ -42,21 +45,43 @@ public final class ParseCache {
         return parsed;
     }
 
-    /** A condition expression ({@link ExpressionKind#CONDITION}: the only kind cached). */
+    /** A condition expression ({@link ExpressionKind#CONDITION}). */
     Ast.Condition condition(String source) {
-        Ast.Condition parsed = conditions.get(source);
+        return condition(source, ExpressionKind.CONDITION, conditions);
+    }
+
+    /** A query's or scan's filter ({@link ExpressionKind#FILTER}, whose errors say so). */
+    Ast.Condition filter(String source) {
+        return condition(source, ExpressionKind.FILTER, filters);
+    }
+
+    private Ast.Condition condition(String source, ExpressionKind kind, ConcurrentHashMap<String, Ast.Condition> cache) {
+        Ast.Condition parsed = cache.get(source);
         if (parsed == null) {
-            parsed = ConditionParser.parse(source, ExpressionKind.CONDITION);
-            if (conditions.size() >= capacity) {
-                conditions.clear();
+            parsed = ConditionParser.parse(source, kind);
+            if (cache.size() >= capacity) {
+                cache.clear();
             }
-            conditions.put(source, parsed);
+            cache.put(source, parsed);
         }
         return parsed;
     }
 
-    /** Expressions kept now, of both kinds. */
+    /** A query's key condition, its terms before their placeholders are bound. */
+    java.util.List<KeyConditionParser.RawTerm> keyCondition(String source) {
+        java.util.List<KeyConditionParser.RawTerm> parsed = keyConditions.get(source);
+        if (parsed == null) {
+            parsed = java.util.List.copyOf(KeyConditionParser.parse(source));
+            if (keyConditions.size() >= capacity) {
+                keyConditions.clear();
+            }
+            keyConditions.put(source, parsed);
+        }
+        return parsed;
+    }
+
+    /** Expressions kept now, of every kind. */
     int size() {
-        return updates.size() + conditions.size();
+        return updates.size() + conditions.size() + filters.size() + keyConditions.size();
     }
 }

@@ -106,6 +106,9 @@ public final class Placeholders {
     }
 
     private static void requireUsed(String parameter, Set<String> defined, Set<String> used) {
+        if (used.containsAll(defined)) {
+            return; // as nearly always: no sorted set of the unused to build
+        }
         Set<String> unused = new TreeSet<>(defined);
         unused.removeAll(used);
         if (!unused.isEmpty()) {

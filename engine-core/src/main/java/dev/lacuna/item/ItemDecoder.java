@@ -58,7 +58,12 @@ final class ItemDecoder {
         }
         // an attribute is at least a name length, one byte of name and a type byte
         int count = in.length("attribute count", 3);
-        CheckedNames<AttributeValue> attributes = new CheckedNames<>(count);
+        // The items of a page mostly have the last one's names in its order: while each name is the very String
+        // the cache gave the last item at its position, the item takes that item's names whole, with no hash,
+        // look-up or store per name; the last item's names were distinct, so these are.
+        CheckedNames.Shape shape = names == null ? null : names.shape();
+        boolean onShape = shape != null && shape.size() == count;
+        CheckedNames<AttributeValue> attributes = onShape ? new CheckedNames<>(shape) : new CheckedNames<>(count);
         for (int i = 0; i < count; i++) {
             int nameAt = in.position();
             int nameBytes = in.length("attribute name length", 1);
@@ -70,19 +75,53 @@ final class ItemDecoder {
                 throw in.corrupt(nameAt, "empty attribute name");
             }
             size += nameBytes;
+            if (onShape) {
+                if (name == shape.name(i)) {
+                    attributes.putNext(readAttribute(i));
+                    continue;
+                }
+                onShape = false;
+                attributes.leaveShape();
+            }
             // one hash look-up, not a containsKey and then a put: a name seen twice is corrupt either way
-            if (attributes.put(name, readValue(1)) != null) {
+            if (attributes.put(name, readAttribute(i)) != null) {
                 throw in.corrupt(nameAt, "attribute " + name + " appears twice");
             }
         }
         if (!in.atEnd()) {
             throw in.corrupt(in.position(), in.remaining() + " bytes after the end of the item");
         }
+        if (names != null && !onShape) {
+            names.shape(attributes.shareNames());
+        }
         try {
             return Item.of(attributes);
         } catch (ValidationException e) {
             throw in.corrupt(versionAt, "invalid item: " + e.getMessage());
         }
+    }
+
+    /** The value of attribute {@code i}: a string the last item had there too is taken from the cache. */
+    private AttributeValue readAttribute(int i) {
+        if (names == null || in.peek() != ItemCodec.TAG_S) {
+            return readValue(1);
+        }
+        in.u8();
+        int bytes = in.length("string length", 1);
+        size += bytes;
+        int at = in.skip(bytes);
+        byte[] b = in.array();
+        AttributeValue value = names.value(i, b, at, bytes);
+        if (value == null) {
+            String string = in.utf8(b, at, bytes, at);
+            try {
+                value = new AttributeValue.S(string);
+            } catch (ValidationException e) {
+                throw in.corrupt(at, "invalid value: " + e.getMessage()); // as readValue reports it
+            }
+            names.putValue(i, b, at, bytes, value);
+        }
+        return value;
     }
 
     private AttributeValue readValue(int level) {
@@ -152,12 +191,13 @@ final class ItemDecoder {
     }
 
     /**
-     * A number costs one byte per two significant digits, rounded up, plus one ({@link ItemSize#number}). A
-     * decoded number's precision is its significant digits: the encoding holds no trailing zero digit.
+     * A number costs one byte per two significant digits, rounded up, plus one ({@link ItemSize#number}): its
+     * encoding is a sign byte, an exponent byte and one byte per two significant digits (zero is one byte).
      */
     private BigDecimal number() {
+        int at = in.position();
         BigDecimal value = NumberEncoding.decode(in);
-        size += value.signum() == 0 ? 1 : (value.precision() + 1) / 2 + 1;
+        size += value.signum() == 0 ? 1 : in.position() - at - 1;
         return value;
     }
 

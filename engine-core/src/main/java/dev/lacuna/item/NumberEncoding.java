@@ -28,6 +28,16 @@ final class NumberEncoding {
     static final int MAX_PAIRS = MAX_DIGITS / 2;
     /** Digits that always fit in a long (10¹⁸ − 1 < 2⁶³). */
     private static final int MAX_LONG_DIGITS = 18;
+    /** 10<sup>i</sup> for the powers a whole number of up to {@value #MAX_LONG_DIGITS} digits may need. */
+    private static final long[] LONG_TEN_POWERS = new long[MAX_LONG_DIGITS + 1];
+
+    static {
+        LONG_TEN_POWERS[0] = 1;
+        for (int i = 1; i < LONG_TEN_POWERS.length; i++) {
+            LONG_TEN_POWERS[i] = LONG_TEN_POWERS[i - 1] * 10;
+        }
+    }
+
     /** Bytes of the longest encoding: sign, exponent, 19 pairs. */
     static final int MAX_BYTES = 2 + MAX_PAIRS;
 
@@ -66,7 +76,10 @@ final class NumberEncoding {
     /**
      * Reads one encoded number starting at the sign byte. Rejects everything {@link #encode} would not
      * write — an unknown sign byte, a pair above 99, a leading zero digit, a last pair of 00, more than
-     * 38 digits — so every accepted encoding is the unique encoding of its value.
+     * 38 digits — so every accepted encoding is the unique encoding of its value. A whole number of up to
+     * 18 digits comes back with scale 0, as {@code AttributeValue.N} holds it; other values are equal to
+     * the number by {@code compareTo} and are normalised by {@code AttributeValue.N}. Each digit pair is one
+     * byte, so the significant digits of a value decoded from {@code b} bytes round up to {@code 2(b - 2)}.
      */
     static BigDecimal decode(ByteIn in) {
         int tagAt = in.position();
@@ -122,8 +135,16 @@ final class NumberEncoding {
                 break;
             }
         }
-        BigDecimal magnitude = digits == null ? BigDecimal.valueOf(small, n - exponent)
-                : new BigDecimal(new BigInteger(new String(digits, 0, n)), n - exponent);
+        BigDecimal magnitude;
+        if (digits != null) {
+            magnitude = new BigDecimal(new BigInteger(new String(digits, 0, n)), n - exponent);
+        } else if (exponent > n && exponent <= MAX_LONG_DIGITS) {
+            // A whole number with trailing zeros, as AttributeValue.N holds it (scale 0), so that its
+            // normalisation has nothing to strip and no second and third BigDecimal to make.
+            magnitude = BigDecimal.valueOf(small * LONG_TEN_POWERS[exponent - n], 0);
+        } else {
+            magnitude = BigDecimal.valueOf(small, n - exponent);
+        }
         return tag == TAG_NEGATIVE ? magnitude.negate() : magnitude;
     }
 }

@@ -27,7 +27,9 @@ final class UserIterator implements AutoCloseable {
     private final boolean reverse;
     private final Runnable onClose;
 
-    private byte[] key;
+    /** The internal key of the entry returned, or null: its user key is copied out only if asked for. */
+    private byte[] current;
+    private byte[] key; // the user key of current, once asked for
     private byte[] value;
     private long passed;   // internal entries stepped over
     private long returned; // user entries returned
@@ -62,10 +64,14 @@ final class UserIterator implements AutoCloseable {
     }
 
     boolean valid() {
-        return key != null;
+        return current != null;
     }
 
+    /** The user key: copied out of the internal key on the first call (a query reads only the values). */
     byte[] key() {
+        if (key == null && current != null) {
+            key = InternalKey.userKey(current);
+        }
         return key;
     }
 
@@ -82,12 +88,13 @@ final class UserIterator implements AutoCloseable {
         if (reverse) {
             findPrev(); // the internal iterator already sits before the returned key's versions
         } else {
-            skipVersionsOf(key, 0); // the older versions of the key just returned
+            skipVersionsOf(current, 0); // the older versions of the key just returned
             findNext();
         }
     }
 
     private void findNext() {
+        current = null;
         key = null;
         value = null;
         byte[] newerKey = null; // the user key whose versions written after the snapshot are being passed
@@ -115,10 +122,10 @@ final class UserIterator implements AutoCloseable {
             }
             if (InternalKey.isDeletion(ik)) {
                 step();
-                skipVersionsOf(InternalKey.userKey(ik), 1); // hidden by the deletion
+                skipVersionsOf(ik, 1); // hidden by the deletion
                 continue;
             }
-            key = InternalKey.userKey(ik);
+            current = ik;
             value = it.value();
             returned++;
             step();
@@ -131,6 +138,7 @@ final class UserIterator implements AutoCloseable {
      * user key changes is the answer for that key.
      */
     private void findPrev() {
+        current = null;
         key = null;
         value = null;
         byte[] savedKey = null;
@@ -156,24 +164,25 @@ final class UserIterator implements AutoCloseable {
             it.prev();
         }
         if (savedKey != null && savedIsPut) {
-            key = InternalKey.userKey(savedKey);
+            current = savedKey;
             value = savedValue;
             returned++;
         }
     }
 
     /**
-     * Passes the versions of {@code userKey} the iterator sits on, {@code alreadyPassed} of them passed
-     * already: one by one up to {@link #MAX_SEQUENTIAL_SKIPS}, then the rest with one seek past the key.
+     * Passes the versions of the user key of {@code internalKey} (an entry already passed, whose array the
+     * iterator's moves leave alone) the iterator sits on, {@code alreadyPassed} of them passed already: one by
+     * one up to {@link #MAX_SEQUENTIAL_SKIPS}, then the rest with one seek past the key.
      */
-    private void skipVersionsOf(byte[] userKey, int alreadyPassed) {
+    private void skipVersionsOf(byte[] internalKey, int alreadyPassed) {
         int n = alreadyPassed;
-        while (it.valid() && InternalKey.compareUserKey(it.key(), userKey) == 0) {
+        while (it.valid() && InternalKey.sameUserKey(it.key(), internalKey)) {
             if (n++ >= MAX_SEQUENTIAL_SKIPS) {
                 passed++;
                 // The smallest internal key of the user key: only a version at sequence 0 of the lowest kind
                 // sorts at or after it, and the loop steps over that one.
-                it.seek(InternalKey.encode(userKey, 0, 0));
+                it.seek(InternalKey.encode(InternalKey.userKey(internalKey), 0, 0));
                 n = Integer.MIN_VALUE; // one seek at most
                 continue;
             }

@@ -55,6 +55,56 @@ class CheckedNamesTest {
         assertThat(names).containsExactly(Map.entry("a", "3"), Map.entry("b", "2"));
     }
 
+    @Test
+    void shouldShareOneMapsNamesWithTheNextAndStillActAsALinkedHashMapWhenLeavingThemAnywhere() {
+        Random random = new Random(16);
+        for (int n = 1; n <= 40; n++) {
+            CheckedNames<Integer> first = new CheckedNames<>(n);
+            LinkedHashMap<String, Integer> firstExpected = new LinkedHashMap<>();
+            for (int i = 0; i < n; i++) {
+                String name = i % 5 == 0 ? collidingName(i) : "attr" + i;
+                first.put(name, i);
+                firstExpected.put(name, i);
+            }
+            CheckedNames.Shape shape = first.shareNames();
+            assertThat(shape.size()).isEqualTo(n);
+            for (int leave = 0; leave <= n; leave++) {
+                CheckedNames<Integer> next = new CheckedNames<>(shape);
+                LinkedHashMap<String, Integer> expected = new LinkedHashMap<>();
+                for (int i = 0; i < leave; i++) {
+                    next.putNext(-i);
+                    expected.put(shape.name(i), -i);
+                }
+                if (leave < n) {
+                    next.leaveShape();
+                    for (int i = leave; i < n; i++) {
+                        String name = random.nextInt(3) == 0 ? "other" + i : shape.name(i);
+                        assertThat(next.put(name, i)).isEqualTo(expected.put(name, i));
+                    }
+                    String again = shape.name(random.nextInt(n));
+                    assertThat(next.put(again, 99)).isEqualTo(expected.put(again, 99));
+                }
+                assertThat(next).isEqualTo(expected);
+                assertThat(next.hashCode()).isEqualTo(expected.hashCode());
+                assertThat(new ArrayList<>(next.keySet())).isEqualTo(new ArrayList<>(expected.keySet()));
+                for (String key : expected.keySet()) {
+                    assertThat(next.get(key)).isEqualTo(expected.get(key));
+                }
+                assertThat(next.containsKey("absent")).isFalse();
+            }
+            // the first map gave its names away: a put to it copies them, and the maps sharing them see nothing
+            CheckedNames<Integer> sharing = new CheckedNames<>(shape);
+            for (int i = 0; i < n; i++) {
+                sharing.putNext(i);
+            }
+            first.put("late", 7);
+            firstExpected.put("late", 7);
+            assertThat(first).isEqualTo(firstExpected);
+            assertThat(sharing).hasSize(n).doesNotContainKey("late");
+            assertThat(new ArrayList<>(sharing.keySet())).isEqualTo(new ArrayList<>(firstExpected.keySet()).subList(0, n));
+        }
+    }
+
     /** Names of twelve characters built of "Aa" and "BB", which hash alike: all of them share one hash. */
     private static String collidingName(int i) {
         StringBuilder sb = new StringBuilder();

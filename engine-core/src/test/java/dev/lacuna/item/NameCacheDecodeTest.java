@@ -83,6 +83,89 @@ class NameCacheDecodeTest {
     }
 
     @Test
+    void shouldGiveTheNextItemOfTheSameNamesTheLastOnesNamesAndRepeatedStringsAndNoOtherValue() {
+        NameCache names = new NameCache();
+        List<Item> items = new java.util.ArrayList<>();
+        List<Item> decoded = new java.util.ArrayList<>();
+        for (int i = 0; i < 6; i++) {
+            Item.Builder b = Item.builder().s("pk", "TICKET#" + i).s("status", i < 4 ? "OPEN" : "CLOSED")
+                    .s("GSI1PK", "QUEUE#open").n("openedAt", 1_700_000_000L + 10 * i);
+            if (i == 2) {
+                b.s("extra", "OPEN"); // other names between items of the same names
+            }
+            items.add(b.build());
+            decoded.add(ItemCodec.decodeSized(ItemCodec.encode(items.get(i)), names).item());
+        }
+        for (int i = 0; i < items.size(); i++) {
+            Item item = decoded.get(i);
+            assertThat(item).isEqualTo(items.get(i));
+            assertThat(item.toString()).isEqualTo(items.get(i).toString());
+            assertThat(List.copyOf(item.attributes().keySet())).isEqualTo(List.copyOf(items.get(i).attributes().keySet()));
+            assertThat(item.get("openedAt").asNumber().scale()).isEqualTo(items.get(i).get("openedAt").asNumber().scale());
+        }
+        // the same value at the same position is the same (immutable) value; one that varies is each item's own
+        assertThat(decoded.get(1).get("GSI1PK")).isSameAs(decoded.get(0).get("GSI1PK"));
+        assertThat(decoded.get(5).get("GSI1PK")).isSameAs(decoded.get(0).get("GSI1PK"));
+        assertThat(decoded.get(3).get("status")).isSameAs(decoded.get(0).get("status"));
+        assertThat(decoded.get(4).get("status").asString()).isEqualTo("CLOSED");
+        assertThat(decoded.get(1).get("pk")).isNotSameAs(decoded.get(0).get("pk"));
+        // a decoded map holding another's names is still its own: the items stay independent
+        assertThat(decoded.get(1).attributes()).isNotEqualTo(decoded.get(0).attributes());
+        assertThat(decoded.get(1).with("x", AttributeValue.s("y")).get("x").asString()).isEqualTo("y");
+        assertThat(decoded.get(0).has("x")).isFalse();
+    }
+
+    @Test
+    void shouldTellNamesAndValuesApartThatDifferInAnyOneByte() {
+        // the cache compares 8 and 4 bytes at a time, the last word overlapping: a difference anywhere counts
+        for (int n = 1; n <= 40; n++) {
+            char[] base = new char[n];
+            for (int i = 0; i < n; i++) {
+                base[i] = (char) ('a' + i % 26);
+            }
+            for (int j = 0; j < n; j++) {
+                char[] other = base.clone();
+                other[j] = 'Z';
+                NameCache names = new NameCache(); // each pair compared, names and values
+                for (String name : List.of(new String(base), new String(other))) {
+                    Item item = Item.builder().s("pk", name).s(name, name).build();
+                    Item decoded = ItemCodec.decodeSized(ItemCodec.encode(item), names).item();
+                    assertThat(decoded).isEqualTo(item);
+                    assertThat(List.copyOf(decoded.attributes().keySet())).containsExactly("pk", name);
+                    assertThat(decoded.get(name).asString()).isEqualTo(name);
+                }
+            }
+        }
+    }
+
+    @Test
+    void shouldRefuseAnItemOfTheLastItemsNamesWithANameTwiceOrABadValue() {
+        NameCache names = new NameCache();
+        // warm: names a, b; the string "x" at both positions
+        byte[] good = HexFormat.of().parseHex("0102" + "0161" + "010178" + "0162" + "010178");
+        assertThat(ItemCodec.decodeSized(good, names).item())
+                .isEqualTo(Item.builder().s("a", "x").s("b", "x").build());
+        assertThat(ItemCodec.decodeSized(good, names).item())
+                .isEqualTo(Item.builder().s("a", "x").s("b", "x").build());
+        Object[][] cases = {
+            {"01 02 0161 010178 0161 010178", 7, "attribute a appears twice"},
+            {"01 02 0161 0102c080 0162 010178", 6, "malformed UTF-8"},
+            {"01 02 0161 010178 0162 0102", 10, "exceeds"},
+            {"01 02 0161 010178 0162 010178 00", 12, "bytes after the end"},
+        };
+        for (Object[] c : cases) {
+            byte[] bytes = HexFormat.of().parseHex(((String) c[0]).replace(" ", ""));
+            assertThatThrownBy(() -> ItemCodec.decodeSized(bytes, names))
+                    .as("decoding %s", c[0])
+                    .isInstanceOfSatisfying(CorruptionException.class, e -> {
+                        assertThat(e.offset()).as("offset for %s: %s", c[0], e.getMessage()).isEqualTo((int) c[1]);
+                        assertThat(e.getMessage()).contains((String) c[2]);
+                    });
+            assertThat(ItemCodec.decodeSized(good, names).item()).isEqualTo(Item.builder().s("a", "x").s("b", "x").build());
+        }
+    }
+
+    @Test
     void shouldRefuseAWarmCachesNamesAppearingTwice() {
         NameCache names = new NameCache();
         // warm: "a" and "x" are in the cache

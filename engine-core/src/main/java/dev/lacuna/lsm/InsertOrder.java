@@ -34,6 +34,8 @@ final class InsertOrder {
     private final ArrayDeque<Ticket> inFlight = new ArrayDeque<>();
     /** Threads waiting in {@link #finish} or {@link #drain}. */
     private int waiters;
+    /** The LSN of the last write begun; written and read under the commit lock. */
+    private long lastBegun;
 
     InsertOrder(Visibility visibility) {
         this.visibility = visibility;
@@ -53,13 +55,25 @@ final class InsertOrder {
         ticket.sync = sync;
         ticket.trees = trees;
         inFlight.addLast(ticket);
+        lastBegun = lsn;
     }
 
     /**
      * Whether a write in flight has inserts still to make into one of {@code trees} (or did not say where its
      * go). Under the commit lock, so that no write begins meanwhile: if none has, none will until it is released.
      */
-    synchronized boolean insertingInto(int[] trees) {
+    boolean insertingInto(int[] trees) {
+        if (visibility.isVisible(lastBegun)) {
+            // Every write begun is published, so inserted: no need to enter the monitor, which the writer that
+            // just woke the caller (an index updater, woken by its publication) may still hold in finish.
+            return false;
+        }
+        synchronized (this) {
+            return inFlightInto(trees);
+        }
+    }
+
+    private boolean inFlightInto(int[] trees) {
         for (Ticket t : inFlight) {
             if (t.inserted) {
                 continue;

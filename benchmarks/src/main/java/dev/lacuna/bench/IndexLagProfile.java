@@ -136,6 +136,7 @@ public final class IndexLagProfile {
                 }
             }, "lag-watcher");
             watcher.start();
+            Map<String, long[]> switchesBefore = contextSwitches();
             long interval = (long) (1e9 / (maxRate * load / 100.0));
             long t0 = System.nanoTime();
             for (int i = 0; i < writes; i++) {
@@ -156,6 +157,7 @@ public final class IndexLagProfile {
                 }
             }
             watcher.join();
+            Map<String, long[]> switchesAfter = contextSwitches();
             rec.stop();
             Path jfr = dir.resolveSibling(dir.getFileName() + ".jfr");
             rec.dump(jfr);
@@ -180,6 +182,13 @@ public final class IndexLagProfile {
             print("ack to visible in GSI", lag);
             print("write call (ack latency)", acks);
             print("ack to watcher's first look", looks);
+            // Wake-ups per write: each voluntary switch is a wait ended by another thread (on 2 cores, a wake-up
+            // costs the thread it preempts); the involuntary ones are preemptions.
+            switchesAfter.forEach((thread, after) -> {
+                long[] before = switchesBefore.getOrDefault(thread, new long[2]);
+                System.out.printf(Locale.ROOT, "  context switches per write, %-16s voluntary %.2f, involuntary %.2f%n",
+                        thread, (after[0] - before[0]) / (double) writes, (after[1] - before[1]) / (double) writes);
+            });
             attribute(jfr, slow, slowNanos);
         } finally {
             try (java.util.stream.Stream<Path> files = Files.walk(dir)) { // the recording beside it stays
@@ -188,6 +197,46 @@ public final class IndexLagProfile {
                 }
             }
         }
+    }
+
+    /**
+     * Voluntary and involuntary context switches so far of the threads that take part (Linux's
+     * {@code /proc/self/task/N/status}; empty elsewhere), by thread name as the kernel truncates it.
+     */
+    private static Map<String, long[]> contextSwitches() {
+        Map<String, long[]> out = new TreeMap<>();
+        Path tasks = Path.of("/proc/self/task");
+        if (!Files.isDirectory(tasks)) {
+            return out;
+        }
+        try (java.util.stream.Stream<Path> list = Files.list(tasks)) {
+            for (Path task : list.toList()) {
+                String name = "";
+                long voluntary = 0;
+                long involuntary = 0;
+                try {
+                    for (String line : Files.readAllLines(task.resolve("status"))) {
+                        if (line.startsWith("Name:")) {
+                            name = line.substring(5).trim();
+                        } else if (line.startsWith("voluntary_ctxt_switches:")) {
+                            voluntary = Long.parseLong(line.substring(24).trim());
+                        } else if (line.startsWith("nonvoluntary_ctxt_switches:")) {
+                            involuntary = Long.parseLong(line.substring(27).trim());
+                        }
+                    }
+                } catch (java.io.IOException e) {
+                    continue; // the thread ended meanwhile
+                }
+                if (name.equals("java") || name.startsWith("lacuna-index") || name.startsWith("lag-watcher")) {
+                    long[] sum = out.computeIfAbsent(name.equals("java") ? "writer (main)" : name, k -> new long[2]);
+                    sum[0] += voluntary;
+                    sum[1] += involuntary;
+                }
+            }
+        } catch (java.io.IOException e) {
+            return out;
+        }
+        return out;
     }
 
     private static void print(String what, Histogram h) {
@@ -375,12 +424,14 @@ public final class IndexLagProfile {
 
     /**
      * Where the wall time of the apply batches over 2 ms went: the updater waiting for the commit lock (parked on
-     * a ReentrantLock) or a monitor, GC pauses, the updater seen running by the execution sampler (one sample per
+     * a ReentrantLock), the index's entries lock (a ReentrantReadWriteLock), a monitor, or in a monitor's wait
+     * (the drain of inserts in flight, a record not yet visible; each printed apart), GC pauses, the updater seen running by the execution sampler (one sample per
      * 10 ms it runs, roughly), and the rest (runnable but not running: the processor taken by other threads).
      */
     private static void slowApplies(List<RecordedEvent> events) {
         List<RecordedEvent> applies = new ArrayList<>();
         List<long[]> lockWaits = new ArrayList<>();
+        List<String> lockKinds = new ArrayList<>(); // what each of lockWaits waited for
         List<long[]> pauses = new ArrayList<>();
         List<Long> running = new ArrayList<>();
         for (RecordedEvent e : events) {
@@ -391,8 +442,10 @@ public final class IndexLagProfile {
             if (name.equals("dev.lacuna.IndexApply") && ee - es > 2_000_000) {
                 applies.add(e);
             } else if (t.startsWith("lacuna-index") && (name.equals("jdk.ThreadPark")
-                    || name.equals("jdk.JavaMonitorEnter"))) {
+                    || name.equals("jdk.JavaMonitorEnter") || (name.equals("jdk.JavaMonitorWait")
+                    && !kind(e).contains("(Object)")))) { // waits on an Object: for the log, between batches
                 lockWaits.add(new long[] {es, ee});
+                lockKinds.add(kind(e).replace(" on UPDATER", ""));
             } else if (name.equals("jdk.GCPhasePause")) {
                 pauses.add(new long[] {es, ee});
             } else if (name.equals("jdk.ExecutionSample")) {
@@ -404,6 +457,7 @@ public final class IndexLagProfile {
         }
         long total = 0;
         long locked = 0;
+        Map<String, Long> lockedBy = new TreeMap<>();
         long paused = 0;
         long samples = 0;
         long records = 0;
@@ -412,8 +466,13 @@ public final class IndexLagProfile {
             long ae = instantNanos(a.getEndTime());
             total += ae - as;
             records += a.getInt("records");
-            for (long[] w : lockWaits) {
-                locked += Math.max(0, Math.min(ae, w[1]) - Math.max(as, w[0]));
+            for (int i = 0; i < lockWaits.size(); i++) {
+                long[] w = lockWaits.get(i);
+                long overlap = Math.max(0, Math.min(ae, w[1]) - Math.max(as, w[0]));
+                locked += overlap;
+                if (overlap > 0) {
+                    lockedBy.merge(lockKinds.get(i), overlap, Long::sum);
+                }
             }
             for (long[] w : pauses) {
                 paused += Math.max(0, Math.min(ae, w[1]) - Math.max(as, w[0]));
@@ -427,6 +486,9 @@ public final class IndexLagProfile {
         System.out.printf(Locale.ROOT, "apply batches over 2 ms: %d (%d records), %.1f ms in all: waiting for a lock"
                         + " %.1f ms, GC pauses %.1f ms, seen running %d times (~%d ms), the rest not accounted for%n",
                 applies.size(), records, total / 1e6, locked / 1e6, paused / 1e6, samples, samples * 10);
+        // ReentrantLock: the commit lock (or the log's write lock inside it); ReentrantReadWriteLock: the index's
+        // entries lock, which readers of a page hold; InsertOrder: the drain of writers' inserts in flight.
+        lockedBy.forEach((k, v) -> System.out.printf(Locale.ROOT, "  of which %-45s %.1f ms%n", k, v / 1e6));
     }
 
     /** Why the updater applied a write acknowledged at {@code from} only at {@code to}. */

@@ -9,11 +9,11 @@ import dev.lacuna.index.IndexMaintainer;
  * @param spec       the index's specification
  * @param keyspace   the keyspace holding its entries
  * @param maintainer what keeps it
- * @param readLock   held by a query or scan of the index while it reads a page, so that it sees each log
- *                   record's index changes whole (see {@link TableIndexContext#apply})
+ * @param readLock   what a query or scan of the index reads a page through, so that it sees each batch of
+ *                   log records' index changes whole (see {@link TableIndexContext#apply})
  * @param stalls     what the index's lag has cost the table's writers ({@link IndexBackPressure})
  */
-record LiveIndex(IndexSpec spec, int keyspace, IndexMaintainer maintainer, java.util.concurrent.locks.Lock readLock,
+record LiveIndex(IndexSpec spec, int keyspace, IndexMaintainer maintainer, IndexReadLock readLock,
                  IndexWriteStalls stalls) {
     String checkpointName() {
         return checkpointName(keyspace);

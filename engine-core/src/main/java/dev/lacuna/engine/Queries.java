@@ -32,7 +32,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.locks.Lock;
+import java.util.function.Supplier;
 import java.util.zip.CRC32C;
 
 /**
@@ -138,24 +138,21 @@ final class Queries {
         if (hi != null && compare(lo, hi) >= 0) {
             return new PageBuilder(target, filter, projection, q.isCount(), q.limit(), null).build();
         }
-        Lock lock = target.index == null ? null : target.index.readLock();
-        if (lock != null) {
-            lock.lock();
-        }
-        // Fetching items from the table: the index entries and the items are read at one snapshot.
-        try (KvSnapshot snapshot = fetch ? kv.snapshot() : null;
-             KvCursor c = kv.scanPrefix(prefix, lo, hi, !q.forward(), snapshot)) {
-            PageBuilder page = new PageBuilder(target, filter, projection, q.isCount(), q.limit(), snapshot);
-            for (; c.valid() && !page.full(); c.next()) {
-                page.add(c.value()); // the key is not read: the cursor need not copy it out
+        byte[] from = lo;
+        byte[] to = hi;
+        Supplier<Page> read = () -> {
+            // Fetching items from the table: the index entries and the items are read at one snapshot.
+            try (KvSnapshot snapshot = fetch ? kv.snapshot() : null;
+                 KvCursor c = kv.scanPrefix(prefix, from, to, !q.forward(), snapshot)) {
+                PageBuilder page = new PageBuilder(target, filter, projection, q.isCount(), q.limit(), snapshot);
+                for (; c.valid() && !page.full(); c.next()) {
+                    page.add(c.value()); // the key is not read: the cursor need not copy it out
+                }
+                page.deadEntries += c.deadEntriesSkipped();
+                return page.build();
             }
-            page.deadEntries += c.deadEntriesSkipped();
-            return page.build();
-        } finally {
-            if (lock != null) {
-                lock.unlock();
-            }
-        }
+        };
+        return target.index == null ? read.get() : target.index.readLock().read(read);
     }
 
     /** What is left of {@code timeout} since {@code started} (a {@link System#nanoTime()}), never negative. */
@@ -375,19 +372,16 @@ final class Queries {
             }
             lo = after(k);
         }
-        Lock lock = target.index == null ? null : target.index.readLock();
-        if (lock != null) {
-            lock.lock();
-        }
-        try (KvSnapshot snapshot = fetch ? kv.snapshot() : null) {
-            PageBuilder page = new PageBuilder(target, filter, projection, s.isCount(), s.limit(), snapshot);
-            scanParts(target, parts, first, lo, lowest, highest, shares, share, page, snapshot);
-            return page.build();
-        } finally {
-            if (lock != null) {
-                lock.unlock();
+        byte[] from = lo;
+        int start = first;
+        Supplier<Page> read = () -> {
+            try (KvSnapshot snapshot = fetch ? kv.snapshot() : null) {
+                PageBuilder page = new PageBuilder(target, filter, projection, s.isCount(), s.limit(), snapshot);
+                scanParts(target, parts, start, from, lowest, highest, shares, share, page, snapshot);
+                return page.build();
             }
-        }
+        };
+        return target.index == null ? read.get() : target.index.readLock().read(read);
     }
 
     private void scanParts(Target target, List<Integer> parts, int first, byte[] lo, byte[] lowest, byte[] highest,

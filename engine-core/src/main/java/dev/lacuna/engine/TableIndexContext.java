@@ -25,8 +25,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.locks.Lock;
-import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.function.Consumer;
 
 /**
@@ -40,8 +38,8 @@ final class TableIndexContext implements IndexContext {
     private final TableSchema table;
     private final IndexSpec index;
     private final int keyspace;
-    /** Readers of the index hold it shared for a page; applying one log record's entries holds it exclusively. */
-    private final ReentrantReadWriteLock entries = new ReentrantReadWriteLock();
+    /** Applying a batch of entries holds it exclusively; a reader of a page sees each batch whole through it. */
+    private final IndexReadLock entries = new IndexReadLock();
 
     TableIndexContext(Catalog catalog, LsmStore kv, Clock clock, TableSchema table, IndexSpec index, int keyspace) {
         this.catalog = catalog;
@@ -171,9 +169,9 @@ final class TableIndexContext implements IndexContext {
         }
     }
 
-    /** What index readers hold while they read a page. */
-    Lock readLock() {
-        return entries.readLock();
+    /** What index readers read a page through. */
+    IndexReadLock readLock() {
+        return entries;
     }
 
     @Override

@@ -9,9 +9,11 @@ import java.util.ArrayDeque;
  * only once every write begun before it has finished its inserts, so reads never see an LSN without every
  * earlier one, and a writer returns only once its own write is published (reads-your-writes).
  *
- * <p>{@link #drain} lets a holder of the commit lock wait until no insert is in flight ({@link Db.CommitLock}):
+ * <p>{@link #drain} lets a holder of the commit lock wait until no insert is in flight ({@link CommitLock}):
  * with no write begun while it holds the lock, everything logged is then in the memtables and published, as
- * when the inserts ran under the lock. Thread-safe; lock order: commit lock, this, {@link Visibility}.
+ * when the inserts ran under the lock. An unlogged apply (an index's entries) asks {@link #insertingInto} its
+ * partitions instead, and drains only if a write in flight goes there or before it switches a memtable.
+ * Thread-safe; lock order: commit lock, this, {@link Visibility}.
  */
 final class InsertOrder {
     /** Spins before a writer whose write is not yet published parks: an earlier insert takes microseconds. */
@@ -21,6 +23,8 @@ final class InsertOrder {
     static final class Ticket {
         private long lsn;
         private boolean sync;
+        /** The partitions (tree ids) its inserts go into; null if not told (then: any). */
+        private int[] trees;
         private boolean inserted; // guarded by the InsertOrder
         private volatile boolean published;
     }
@@ -30,6 +34,8 @@ final class InsertOrder {
     private final ArrayDeque<Ticket> inFlight = new ArrayDeque<>();
     /** Threads waiting in {@link #finish} or {@link #drain}. */
     private int waiters;
+    /** The LSN of the last write begun; written and read under the commit lock. */
+    private long lastBegun;
 
     InsertOrder(Visibility visibility) {
         this.visibility = visibility;
@@ -40,9 +46,50 @@ final class InsertOrder {
      * made before the append, so that nothing here allocates but the queue's growth.
      */
     synchronized void begin(Ticket ticket, long lsn, boolean sync) {
+        begin(ticket, lsn, sync, null);
+    }
+
+    /** {@link #begin(Ticket, long, boolean)}, told the partitions ({@code trees}) its inserts go into. */
+    synchronized void begin(Ticket ticket, long lsn, boolean sync, int[] trees) {
         ticket.lsn = lsn;
         ticket.sync = sync;
+        ticket.trees = trees;
         inFlight.addLast(ticket);
+        lastBegun = lsn;
+    }
+
+    /**
+     * Whether a write in flight has inserts still to make into one of {@code trees} (or did not say where its
+     * go). Under the commit lock, so that no write begins meanwhile: if none has, none will until it is released.
+     */
+    boolean insertingInto(int[] trees) {
+        if (visibility.isVisible(lastBegun)) {
+            // Every write begun is published, so inserted: no need to enter the monitor, which the writer that
+            // just woke the caller (an index updater, woken by its publication) may still hold in finish.
+            return false;
+        }
+        synchronized (this) {
+            return inFlightInto(trees);
+        }
+    }
+
+    private boolean inFlightInto(int[] trees) {
+        for (Ticket t : inFlight) {
+            if (t.inserted) {
+                continue;
+            }
+            if (t.trees == null) {
+                return true;
+            }
+            for (int a : t.trees) {
+                for (int b : trees) {
+                    if (a == b) {
+                        return true;
+                    }
+                }
+            }
+        }
+        return false;
     }
 
     /**

@@ -67,7 +67,16 @@ public final class KvLogReader implements AutoCloseable {
         // Saturates where Duration.toNanos() would throw (past ~292 years); the deadline may wrap, the differences do not.
         long deadline = System.nanoTime() + TimeUnit.NANOSECONDS.convert(timeout);
         if (held == null) {
-            held = reader.next(timeout);
+            held = reader.next();
+            if (held == null) {
+                // Woken when the next record is published, not when it is appended: the log wakes its readers
+                // inside the append, under the commit lock, before the record's inserts; a reader woken there
+                // found the record not yet visible and waited a second time (two wake-ups per write for an
+                // index updater following the log, and one taken from the writer holding the lock; issue 13).
+                // A visible record is in the log (appended, and handed to the OS, before it was published).
+                visibility.awaitVisible(reader.nextLsn(), deadline - System.nanoTime());
+                held = reader.next(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
+            }
         }
         if (held != null) {
             visibility.awaitVisible(held.lsn(), deadline - System.nanoTime());

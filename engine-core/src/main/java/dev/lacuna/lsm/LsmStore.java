@@ -734,6 +734,7 @@ public final class LsmStore implements AutoCloseable {
         } finally {
             db.commitLock.unlock();
         }
+        db.visibility.closed(); // a log reader waiting for the next write waits on the log from here on
         db.signalProgress();
         background.shutdown();
         db.awaitCallerWork();

@@ -53,16 +53,24 @@ final class Visibility {
         return db.visibleSequence >= lsn;
     }
 
-    /** Waits up to {@code nanos} until reads see the write at {@code lsn} (a log reader that is ahead of them). */
+    /**
+     * Waits up to {@code nanos} until reads see the write at {@code lsn} (a log reader that is ahead of them), or
+     * the store closes ({@link #closed}).
+     */
     synchronized void awaitVisible(long lsn, long nanos) throws InterruptedException {
         long deadline = System.nanoTime() + nanos;
-        while (db.visibleSequence < lsn) {
+        while (db.visibleSequence < lsn && !db.closed) {
             long left = deadline - System.nanoTime();
             if (left <= 0) {
                 return;
             }
             wait(Math.max(1, left / 1_000_000));
         }
+    }
+
+    /** The store is closing ({@link Db#closed} set): a log reader waiting for a write goes back to its log. */
+    synchronized void closed() {
+        notifyAll();
     }
 
     private void publish() {

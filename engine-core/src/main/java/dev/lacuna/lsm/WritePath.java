@@ -116,11 +116,22 @@ final class WritePath {
             }
         }
         long lsn;
-        db.commitLock.lock(); // waits for the inserts of writes of puts in flight: see commitPuts
+        // A logged write waits for the inserts of writes of puts in flight (see commitPuts); an unlogged one
+        // only if one goes into its partitions or before it switches a memtable (see CommitLock).
+        boolean drained = record != null;
+        if (drained) {
+            db.commitLock.lock();
+        } else {
+            db.commitLock.lockForAppend();
+        }
         try {
             db.checkWritable();
             if (db.routes != routes) {
                 treeIds = treesOf(ops); // a keyspace was created or dropped meanwhile
+            }
+            if (!drained && db.inserts.insertingInto(treeIds)) {
+                db.inserts.drain();
+                drained = true;
             }
             if (record == null && unloggedSequence > db.visibleSequence) {
                 // Checked under the lock: a record a log reader has seen was appended under it, so its
@@ -157,12 +168,22 @@ final class WritePath {
             long total = db.memoryUsed.addAndGet(added);
             for (int id : treeIds) {
                 Tree tree = db.trees[id];
-                if ((tree.activeBytes() >= db.options.memtableBytes()
-                        || tree.activeDeadPairs() >= db.options.deadEntryTrigger()) && tree.switchMemtable()) {
-                    background.scheduleFlush(tree);
+                if (tree.activeBytes() >= db.options.memtableBytes()
+                        || tree.activeDeadPairs() >= db.options.deadEntryTrigger()) {
+                    if (!drained) {
+                        db.inserts.drain(); // a memtable is switched with no insert in flight (CommitLock)
+                        drained = true;
+                    }
+                    if (tree.switchMemtable()) {
+                        background.scheduleFlush(tree);
+                    }
                 }
             }
             if (total > db.options.memoryBudget()) {
+                if (!drained) {
+                    db.inserts.drain(); // the largest memtable may be one a write in flight inserts into
+                    drained = true;
+                }
                 switchLargest();
             }
             if (record != null && (loggedSinceCheck += record.length) >= logCheckInterval) {
@@ -207,7 +228,7 @@ final class WritePath {
             // in-flight queue's growth allocates before the inserts.
             lsn = db.wal.appendNoWait(record, 0, record.length, durability);
             loggedSinceCheck += record.length;
-            db.inserts.begin(ticket, lsn, durability instanceof Durability.Sync);
+            db.inserts.begin(ticket, lsn, durability instanceof Durability.Sync, treeIds);
         } finally {
             db.commitLock.unlock();
         }

@@ -303,12 +303,18 @@ public final class Wal implements AutoCloseable {
             if (!sync || current.pendingBytes() >= FLUSH_THRESHOLD) {
                 try {
                     publishPending();
-                } catch (IOException e) {
+                } catch (IOException | RuntimeException | Error e) {
                     // The caller is told this append failed: its record must not come back, neither from the
                     // recovery below nor after a restart. The write that failed ended with it, so at most a
                     // prefix of it reached the file, past the records, where recovery cuts it.
                     current.rollback(mark);
                     nextLsn = lsn;
+                    if (!(e instanceof IOException)) {
+                        // Failing otherwise (a Vfs outside its contract, an Error in the preallocation) it may have
+                        // left a prefix in the file as well: the log fails alike, so that its repair cuts it, and
+                        // the caller gets what was thrown.
+                        fail("append to", e instanceof UncheckedIOException u ? u.getCause() : new IOException(e));
+                    }
                     throw e;
                 }
             }

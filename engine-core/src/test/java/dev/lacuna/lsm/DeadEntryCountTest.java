@@ -88,6 +88,7 @@ class DeadEntryCountTest {
         final List<String> mismatches = new ArrayList<>();
         int compared;
         long skippedInAll;
+        boolean sawDeletionsInFiles;
         KvStats last;
 
         Checks(Database db, int table) {
@@ -118,10 +119,13 @@ class DeadEntryCountTest {
             List<String> open = new ArrayList<>(model.queue.keySet());
             try (RawEntries.Hold held = raw.hold(Duration.ofMinutes(1))) {
                 last = db.storageStats(); // the store the reads below see
+                // Deletions in files at one check at least: a compaction may have dropped every one of them by the
+                // next (background timing: the end alone failed a third of the runs on a loaded machine).
+                sawDeletionsInFiles |= last.deletionsInFiles() > 0;
                 if (atEnd) {
                     assertThat(last.flushes()).as("flushes during the load").isGreaterThanOrEqualTo(5);
                     assertThat(last.compactions()).as("compactions during the load").isGreaterThanOrEqualTo(1);
-                    assertThat(last.deletionsInFiles()).as("deletions in files").isGreaterThan(0);
+                    assertThat(sawDeletionsInFiles).as("deletions in files at one of the checks").isTrue();
                 }
                 // The whole queue, forward and backward: every entry of the partition passed.
                 for (boolean forward : new boolean[] {true, false}) {

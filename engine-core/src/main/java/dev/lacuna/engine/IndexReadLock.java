@@ -37,7 +37,7 @@ final class IndexReadLock {
             T page;
             try {
                 page = read.get();
-            } catch (RuntimeException e) {
+            } catch (RuntimeException | Error e) { // an Error too: an assertion may trip on half a batch
                 if (lock.validate(stamp)) {
                     throw e;
                 }

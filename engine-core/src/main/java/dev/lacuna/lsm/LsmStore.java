@@ -117,6 +117,7 @@ public final class LsmStore implements AutoCloseable {
         } finally {
             db.commitLock.unlock();
         }
+        db.visibility.closed(); // as in close: a log reader started during the open stops waiting for writes
         db.signalProgress(); // ends a job's backoff
         background.shutdown();
     }

@@ -294,10 +294,9 @@ public final class ItemEngine implements AutoCloseable {
     /** See {@link dev.lacuna.Database#close()}: every call returns once the database is closed. */
     @Override
     public void close() {
-        // A stream handler (or the sweeper) calling close while another thread's close waits for its thread to end
-        // must not wait for that close in turn.
-        closing.close(this::closeOnce, () -> sweeper.runsOn(Thread.currentThread())
-                || streams.runsOn(Thread.currentThread()));
+        // A thread the close under way waits for (a stream handler's, the sweeper's, an index updater's, one of the
+        // store's, a checkpoint's in a caller's thread) calling close must not wait for that close in turn.
+        closing.close(this::closeOnce, kv::closeWaitsForCurrentThread);
     }
 
     private void closeOnce() {

@@ -35,8 +35,7 @@ final class StreamConsumerHandle implements StreamConsumer {
     private List<StreamRecord> pending;
     private long pendingLsn;
     private KvLogReader reader;
-    /** Set under this object's monitor; volatile for {@link #runsOn}, which must not wait for a poll holding it. */
-    private volatile StreamProcessorThread processor;
+    private StreamProcessorThread processor;
     private volatile boolean closed;
 
     StreamConsumerHandle(Streams streams, TableSchema table, StreamState stream, String name) {
@@ -226,16 +225,11 @@ final class StreamConsumerHandle implements StreamConsumer {
             if (processor != null && processor.running()) {
                 throw new IllegalStateException("stream consumer " + name + " already has a running processor");
             }
-            processor = new StreamProcessorThread(this, handler, batchSize, "lacuna-stream-" + table.name() + "-" + name);
+            processor = new StreamProcessorThread(this, handler, batchSize, "lacuna-stream-" + table.name() + "-" + name,
+                    streams.kv.ownedThreads());
             processor.begin();
             return processor;
         }
-    }
-
-    /** Whether {@code t} is the thread of this handle's processor. */
-    boolean runsOn(Thread t) {
-        StreamProcessorThread p = processor;
-        return p != null && p.runsOn(t);
     }
 
     /** Whether {@link #close} has closed the handle (its processor's thread checks it after the handler). */

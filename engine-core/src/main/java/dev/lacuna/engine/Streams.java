@@ -248,20 +248,6 @@ final class Streams implements AutoCloseable {
         return moved;
     }
 
-    /** Whether {@code t} is the thread of an open handle's processor (its handler runs there). */
-    boolean runsOn(Thread t) {
-        List<StreamConsumerHandle> handles;
-        synchronized (this) {
-            handles = new ArrayList<>(open.values());
-        }
-        for (StreamConsumerHandle h : handles) {
-            if (h.runsOn(t)) {
-                return true;
-            }
-        }
-        return false;
-    }
-
     /** Closes every open handle (stopping their processors). */
     @Override
     public void close() {

@@ -131,8 +131,9 @@ final class GlobalIndexUpdater implements IndexMaintainer {
             // reads wait until it is applied again (an open after a clean close has nothing to wait for).
             consistentFrom = context.lastLsn();
         }
-        thread = new Thread(() -> run(backfillFrom), "lacuna-index-" + context.table().name() + "-" + context.index().name());
-        thread.setDaemon(true); // close() stops it; a forgotten database must not keep the JVM alive
+        // A daemon (close() stops it; a forgotten database must not keep the JVM alive), counted as the database's.
+        thread = context.newThread(() -> run(backfillFrom),
+                "lacuna-index-" + context.table().name() + "-" + context.index().name());
         thread.start();
     }
 
@@ -432,14 +433,13 @@ final class GlobalIndexUpdater implements IndexMaintainer {
      * when no checkpoint is being taken ({@link #checkpointDone}).
      */
     private void checkpointInBackground(long at) {
-        Thread t = new Thread(() -> {
+        Thread t = context.newThread(() -> { // a daemon, as the updater's: joined by it, and so by close()
             try {
                 checkpoint(at);
             } catch (Throwable e) {
                 checkpointFailure = e; // thrown on the updater's thread, which retries or fails as for its own
             }
         }, "lacuna-checkpoint-" + context.table().name() + "-" + context.index().name());
-        t.setDaemon(true); // as the updater's: joined by it, and so by close()
         checkpointer = t;
         t.start();
     }

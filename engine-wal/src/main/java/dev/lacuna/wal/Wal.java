@@ -892,6 +892,14 @@ public final class Wal implements AutoCloseable {
     }
 
     /**
+     * Whether {@code t} is one of the log's own threads (its batched-durability syncer), which {@link #close} waits
+     * for: an owner's close that waits for this log's close must not wait for anything done on such a thread.
+     */
+    public boolean runsOn(Thread t) {
+        return syncer.runsOn(t);
+    }
+
+    /**
      * Makes everything appended durable (unless the log has failed), stops the sync thread, closes the
      * files and releases the directory lock. Readers see no new records afterwards. Idempotent. An interrupt
      * does not cut it short: it waits for an fsync in flight all the same, and sets the thread's interrupt flag

@@ -256,8 +256,23 @@ final class Streams implements AutoCloseable {
             closed = true;
             handles = new ArrayList<>(open.values());
         }
+        Throwable failure = null;
         for (StreamConsumerHandle h : handles) {
-            h.close();
+            try {
+                h.close(); // each, whatever the others threw: a processor left running would outlive the store
+            } catch (RuntimeException | Error e) {
+                if (failure == null) {
+                    failure = e;
+                } else {
+                    failure.addSuppressed(e);
+                }
+            }
+        }
+        if (failure instanceof RuntimeException e) {
+            throw e;
+        }
+        if (failure instanceof Error e) {
+            throw e;
         }
     }
 }

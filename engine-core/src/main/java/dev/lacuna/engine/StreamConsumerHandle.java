@@ -34,9 +34,15 @@ final class StreamConsumerHandle implements StreamConsumer {
     /** The records of a log record read but not handed out (they would have made a poll exceed its max). */
     private List<StreamRecord> pending;
     private long pendingLsn;
-    private KvLogReader reader;
-    private StreamProcessorThread processor;
+    /**
+     * Set under this object's monitor; volatile so that {@link #close} can wake a poll waiting in it (and see the
+     * processor) without that monitor, which the waiting poll holds.
+     */
+    private volatile KvLogReader reader;
+    private volatile StreamProcessorThread processor;
     private volatile boolean closed;
+    /** Set by {@link #close} before it takes the monitor: a poll does not wait any more. */
+    private volatile boolean closing;
 
     StreamConsumerHandle(Streams streams, TableSchema table, StreamState stream, String name) {
         this.streams = streams;
@@ -103,7 +109,8 @@ final class StreamConsumerHandle implements StreamConsumer {
             KvLogReader.Batch b;
             long left = deadline - System.nanoTime();
             try {
-                b = out.isEmpty() && left > 0 ? log.next(Duration.ofNanos(left)) : log.next();
+                // Not once close began: it woke the reader it saw, and one made after that sees closing here.
+                b = out.isEmpty() && left > 0 && !closing ? log.next(Duration.ofNanos(left)) : log.next();
             } catch (StorageIOException e) {
                 // Retention may have run since the check above, and the log's trim deleted the segment the reader
                 // was to open next. If so, that is no failure: go on from the checkpoint as the check would have
@@ -239,10 +246,14 @@ final class StreamConsumerHandle implements StreamConsumer {
 
     @Override
     public void close() {
-        StreamProcessorThread p;
-        synchronized (this) {
-            p = processor;
+        // A poll waiting for records holds this object's monitor, and nothing else would wake it (a database's close
+        // hung here until the poll's wait ended): end its wait first. It returns what it has; the next call throws.
+        closing = true;
+        KvLogReader waiting = reader;
+        if (waiting != null) {
+            waiting.wake();
         }
+        StreamProcessorThread p = processor;
         if (p != null) {
             p.close(); // outside the monitor: its thread polls under it
         }

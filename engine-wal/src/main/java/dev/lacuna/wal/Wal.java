@@ -1005,17 +1005,19 @@ public final class Wal implements AutoCloseable {
     }
 
     /**
-     * Waits until a record with LSN ≥ {@code lsn} is visible, the log closes, or {@code timeoutNanos}
+     * Waits until a record with LSN ≥ {@code lsn} is visible, the log closes, {@code woken} answers true (asked under
+     * the tail's monitor, so that a {@link #wakeReaders} after it was set is never missed), or {@code timeoutNanos}
      * pass.
      */
-    void awaitVisible(long lsn, long timeoutNanos) throws InterruptedException {
+    void awaitVisible(long lsn, long timeoutNanos, java.util.function.BooleanSupplier woken)
+            throws InterruptedException {
         long deadline = System.nanoTime() + timeoutNanos;
         synchronized (tail) {
             tailWaiters++;
             try {
                 // tailWaiters is raised before visible is re-read, and the writer publishes visible before
                 // reading tailWaiters: one of the two always sees the other.
-                while (visible.lastLsn() < lsn && !closed) {
+                while (visible.lastLsn() < lsn && !closed && !woken.getAsBoolean()) {
                     long remaining = deadline - System.nanoTime();
                     if (remaining <= 0) {
                         return;
@@ -1155,7 +1157,8 @@ public final class Wal implements AutoCloseable {
         wakeReaders();
     }
 
-    private void wakeReaders() {
+    /** Wakes the readers waiting in {@link #awaitVisible}, each to check again what it waits for. */
+    void wakeReaders() {
         if (tailWaiters > 0) {
             synchronized (tail) {
                 tail.notifyAll();

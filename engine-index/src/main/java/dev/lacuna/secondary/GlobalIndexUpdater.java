@@ -270,7 +270,7 @@ final class GlobalIndexUpdater implements IndexMaintainer {
                     if (applied >= context.lastLsn()) {
                         caughtUpAt = context.clock().millis();
                     }
-                    if (checkpointDone() && applied > checkpointed
+                    if (checkpointDoneUnlessClosing() && applied > checkpointed
                             && System.nanoTime() - quietSince > 2_000_000_000L) {
                         checkpointInBackground(applied); // quiet: nothing is being created and deleted
                     }
@@ -278,7 +278,7 @@ final class GlobalIndexUpdater implements IndexMaintainer {
                 }
                 quietSince = System.nanoTime();
                 applyBatch(log, record, record.lsn() > mayBeAppliedUpTo);
-                if (checkpointDone() && applied - checkpointed >= CHECKPOINT_RECORDS) {
+                if (checkpointDoneUnlessClosing() && applied - checkpointed >= CHECKPOINT_RECORDS) {
                     checkpointInBackground(markBefore > checkpointed ? markBefore : applied);
                 }
             }
@@ -467,6 +467,25 @@ final class GlobalIndexUpdater implements IndexMaintainer {
             throw new IllegalStateException(failure);
         }
         return true;
+    }
+
+    /**
+     * {@link #checkpointDone}, except that a failure it finds once the updater is closing is kept for
+     * {@link #checkpointOnClose} (which logs it and takes the closing checkpoint all the same) instead of thrown:
+     * thrown, it reached {@link #retrying}, which takes any failure while closing for the close's doing, and both the
+     * failure and the closing checkpoint were lost (a routine checkpoint failing while the caught-up updater waited in
+     * {@link #poll}, found once close interrupted that wait).
+     */
+    private boolean checkpointDoneUnlessClosing() {
+        try {
+            return checkpointDone();
+        } catch (RuntimeException | Error e) {
+            if (!stopping) {
+                throw e;
+            }
+            checkpointFailure = e; // its thread has ended: only this one reads or writes it now
+            return false;
+        }
     }
 
     /** Waits for the routine checkpoint being taken, if one is, to end (an interrupt does not cut it short). */

@@ -92,9 +92,8 @@ class CloseFromAWaitedForThreadTest {
 
     /**
      * A background (flush) thread's file system hook calls Database.close while another thread's close waits in
-     * Background.shutdown for that very thread. LsmStore's close exempts its background threads (Javadoc: "A call from
-     * one of the store's background threads (a file system hook there) returns at once"), but the item engine's
-     * CloseOnce, which Database.close goes through first, does not: it waits for the first close.
+     * Background.shutdown for that very thread. LsmStore's close exempted its background threads, but the item
+     * engine's CloseOnce, which Database.close goes through first, did not: it waited for the first close.
      */
     @Test
     void databaseCloseFromABackgroundThreadHookWhileAnotherCloseWaitsForIt() throws Exception {
@@ -191,10 +190,11 @@ class CloseFromAWaitedForThreadTest {
         assertThat(closer.isAlive()).as("the first close returned").isFalse();
         assertThat(hookClose.get()).as("the hook's close").isNull();
     }
+
     /**
-     * LsmStore's own mustNotWait knows the background pool's threads only: the log's batched-durability syncer thread
-     * (lacuna-wal-sync-*), which the close joins in Wal.close, is not exempt. A file system hook in its fsync that
-     * closes the store (KvStore/LsmStore) waits for the first close, which waits for it.
+     * LsmStore's exemption knew the background pool's threads only: the log's batched-durability syncer thread
+     * (lacuna-wal-sync-*), which the close joins in Wal.close, was not exempt. A file system hook in its fsync that
+     * closes the store waited for the first close, which waited for it.
      */
     @Test
     void storeCloseFromTheLogSyncerThreadHookWhileAnotherCloseWaitsForIt() throws Exception {

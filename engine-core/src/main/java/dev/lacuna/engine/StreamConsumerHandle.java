@@ -232,8 +232,8 @@ final class StreamConsumerHandle implements StreamConsumer {
             if (processor != null && processor.running()) {
                 throw new IllegalStateException("stream consumer " + name + " already has a running processor");
             }
-            processor = new StreamProcessorThread(this, handler, batchSize, "lacuna-stream-" + table.name() + "-" + name,
-                    streams.kv.ownedThreads());
+            String threadName = "lacuna-stream-" + table.name() + "-" + name;
+            processor = new StreamProcessorThread(this, handler, batchSize, threadName, streams.kv.ownedThreads());
             processor.begin();
             return processor;
         }

@@ -128,7 +128,8 @@ class CloseFromAWaitedForThreadTest {
             }
         }, "flusher");
         flusher.start();
-        assertThat(hookEntered.await(WAIT_SECONDS, TimeUnit.SECONDS)).as("a background flush reached the hook").isTrue();
+        assertThat(hookEntered.await(WAIT_SECONDS, TimeUnit.SECONDS)).as("a background flush reached the hook")
+                .isTrue();
         Thread closer = daemon(db::close, "first-close");
         first.set(closer);
         closer.start();
@@ -232,7 +233,8 @@ class CloseFromAWaitedForThreadTest {
         storeRef.set(store);
         store.put("k".getBytes(java.nio.charset.StandardCharsets.UTF_8),
                 "v".getBytes(java.nio.charset.StandardCharsets.UTF_8));
-        assertThat(hookEntered.await(WAIT_SECONDS, TimeUnit.SECONDS)).as("the syncer's fsync reached the hook").isTrue();
+        assertThat(hookEntered.await(WAIT_SECONDS, TimeUnit.SECONDS)).as("the syncer's fsync reached the hook")
+                .isTrue();
         Thread closer = daemon(store::close, "first-close");
         first.set(closer);
         closer.start();

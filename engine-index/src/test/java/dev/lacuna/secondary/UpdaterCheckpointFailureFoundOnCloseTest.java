@@ -63,7 +63,8 @@ class UpdaterCheckpointFailureFoundOnCloseTest {
             updater.close();
             said.close();
         }
-        assertThat(log.checkpoints.isEmpty() ? -1 : log.checkpoints.get(log.checkpoints.size() - 1)[0]).as("closing checkpoint (also checked below)").isEqualTo(RECORDS);
+        assertThat(log.checkpoints.isEmpty() ? -1 : log.checkpoints.get(log.checkpoints.size() - 1)[0])
+                .as("closing checkpoint (also checked below)").isEqualTo(RECORDS);
         assertThat(said.records).as("what the updater logged").filteredOn(r -> r.getLevel() == Level.WARNING)
                 .anySatisfy(r -> assertThat(r.getMessage()).contains("injected: the routine checkpoint failed"));
         assertThat(log.checkpoints).as("checkpoints taken").isNotEmpty();

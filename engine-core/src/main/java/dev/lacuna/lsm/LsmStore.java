@@ -721,8 +721,8 @@ public final class LsmStore implements AutoCloseable {
      * not be durable, nor the directory released). A call after the close ended has no effect. An interrupt does not
      * end the wait (the thread's interrupt flag is set again on return). A call from a thread the close under way
      * waits for returns at once instead (a file system hook in one of the store's background threads, in the log's
-     * syncer, or in a {@link #compactRange} or {@link #checkpoint} running in a caller's thread): waiting for that
-     * close would hang both.
+     * syncer, in a write leading the log's fsync, or in a {@link #compactRange} or {@link #checkpoint} running in a
+     * caller's thread): waiting for that close would hang both.
      */
     @Override
     public void close() {
@@ -738,8 +738,8 @@ public final class LsmStore implements AutoCloseable {
     }
 
     /**
-     * Whether a close under way may be waiting for the calling thread: one counted in {@link #ownedThreads}, or the
-     * log's own (its syncer, which the log's close joins).
+     * Whether a close under way may be waiting for the calling thread: one counted in {@link #ownedThreads}, or one
+     * the log's close waits for ({@link dev.lacuna.wal.Wal#runsOn}: its syncer, a write leading its fsync).
      */
     public boolean closeWaitsForCurrentThread() {
         return db.owned.includesCurrent() || db.wal.runsOn(Thread.currentThread());

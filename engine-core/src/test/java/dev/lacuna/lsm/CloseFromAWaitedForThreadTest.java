@@ -27,7 +27,7 @@ import org.junit.jupiter.api.Test;
  * A close called (from a file system hook) on a thread that a close already under way waits for must return at once:
  * waiting for that close, which waits for the calling thread, hangs both. Catches threads left out of the set a close
  * does not wait on: a background flush thread at the item engine's level, a caller's thread running a checkpoint the
- * close waits for, the log's batched-durability syncer.
+ * close waits for, the log's batched-durability syncer, a SYNC writer leading the log's fsync.
  */
 class CloseFromAWaitedForThreadTest {
     private static final Path DIR = Path.of("/db");
@@ -243,6 +243,68 @@ class CloseFromAWaitedForThreadTest {
             System.out.println("DEADLOCK first-close stack: " + Arrays.toString(closer.getStackTrace()));
         }
         assertThat(returned).as("the close in the syncer thread's hook returned").isTrue();
+        closer.join(TimeUnit.SECONDS.toMillis(WAIT_SECONDS));
+        assertThat(closer.isAlive()).as("the first close returned").isFalse();
+        assertThat(hookClose.get()).as("the hook's close").isNull();
+    }
+
+    /**
+     * A writer leading the log's group fsync (a SYNC write) is a thread the close waits for too: Wal.close waits for
+     * the leader to finish before it closes the files. A file system hook in that fsync which closes the store waited
+     * for the first close, which waited for it.
+     */
+    @Test
+    void storeCloseFromASyncWritersFsyncHookWhileAnotherCloseWaitsForIt() throws Exception {
+        MemVfs mem = new MemVfs();
+        AtomicReference<Thread> first = new AtomicReference<>();
+        AtomicReference<Throwable> hookClose = new AtomicReference<>();
+        AtomicReference<LsmStore> storeRef = new AtomicReference<>();
+        CountDownLatch hookEntered = new CountDownLatch(1);
+        CountDownLatch hookClosed = new CountDownLatch(1);
+        AtomicBoolean armed = new AtomicBoolean(true);
+        ForwardingVfs vfs = new ForwardingVfs(mem) {
+            @Override
+            protected VfsFile wrap(VfsFile file) {
+                return new ForwardingVfs.File(file) {
+                    @Override
+                    public void force() throws IOException {
+                        if (Thread.currentThread().getName().equals("sync-writer") && armed.compareAndSet(true, false)) {
+                            hookEntered.countDown();
+                            awaitInFrame(first, "Wal", "close"); // the first close waits for this fsync's leader
+                            try {
+                                storeRef.get().close();
+                            } catch (Throwable t) {
+                                hookClose.set(t);
+                            }
+                            hookClosed.countDown();
+                        }
+                        super.force();
+                    }
+                };
+            }
+        };
+        LsmStore store = LsmStore.open(DIR, KvStoreTest.small(mem, 1).toBuilder().vfs(vfs)
+                .durability(dev.lacuna.storage.Durability.SYNC).build());
+        storeRef.set(store);
+        Thread writer = daemon(() -> {
+            try {
+                store.put("k".getBytes(java.nio.charset.StandardCharsets.UTF_8),
+                        "v".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            } catch (RuntimeException e) {
+                System.out.println("the write: " + e); // may fail on the closing store
+            }
+        }, "sync-writer");
+        writer.start();
+        assertThat(hookEntered.await(WAIT_SECONDS, TimeUnit.SECONDS)).as("the writer's fsync reached the hook")
+                .isTrue();
+        Thread closer = daemon(store::close, "first-close");
+        first.set(closer);
+        closer.start();
+        boolean returned = hookClosed.await(WAIT_SECONDS, TimeUnit.SECONDS);
+        if (!returned) {
+            System.out.println("DEADLOCK first-close stack: " + Arrays.toString(closer.getStackTrace()));
+        }
+        assertThat(returned).as("the close in the sync writer's fsync hook returned").isTrue();
         closer.join(TimeUnit.SECONDS.toMillis(WAIT_SECONDS));
         assertThat(closer.isAlive()).as("the first close returned").isFalse();
         assertThat(hookClose.get()).as("the hook's close").isNull();

@@ -68,6 +68,8 @@ public final class Wal implements AutoCloseable {
     /** Guards the group-commit leader's role; never held while waiting for another lock or for I/O. */
     private final Object syncMonitor = new Object();
     private boolean leaderActive; // guarded by syncMonitor: a leader is writing and fsyncing
+    /** The leader's thread while {@link #leaderActive} (close waits for it), else null; for {@link #runsOn}. */
+    private volatile Thread leader;
     private boolean syncClosed;   // guarded by syncMonitor: close() has taken the leader's role for good
 
     // Guarded by writeLock.
@@ -481,6 +483,7 @@ public final class Wal implements AutoCloseable {
                 }
                 if (!leaderActive) {
                     leaderActive = true;
+                    leader = Thread.currentThread();
                     return true;
                 }
                 try {
@@ -496,6 +499,7 @@ public final class Wal implements AutoCloseable {
     private void endLeadership() {
         synchronized (syncMonitor) {
             leaderActive = false;
+            leader = null;
             syncMonitor.notifyAll();
         }
     }
@@ -892,11 +896,12 @@ public final class Wal implements AutoCloseable {
     }
 
     /**
-     * Whether {@code t} is one of the log's own threads (its batched-durability syncer), which {@link #close} waits
-     * for: an owner's close that waits for this log's close must not wait for anything done on such a thread.
+     * Whether {@code t} is a thread {@link #close} waits for: the log's own (its batched-durability syncer), or an
+     * appender's while it leads a group's write and fsync. An owner's close that waits for this log's close must not
+     * wait for anything done on such a thread (a file system hook there closing the owner).
      */
     public boolean runsOn(Thread t) {
-        return syncer.runsOn(t);
+        return t != null && (t == leader || syncer.runsOn(t));
     }
 
     /**
@@ -1075,6 +1080,7 @@ public final class Wal implements AutoCloseable {
                 throw new DatabaseClosedException("write-ahead log " + dir);
             }
             leaderActive = true;
+            leader = Thread.currentThread();
         }
         try {
             writeLock.lock();

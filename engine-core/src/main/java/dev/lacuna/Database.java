@@ -503,8 +503,10 @@ public final class Database implements AutoCloseable {
      * a {@link #checkpoint} running in a third thread) waits for that close to end, and throws a
      * {@link StorageIOException} whose cause is that close's failure if it failed; a call after the close ended has
      * no effect. An interrupt does not end the wait; the thread's interrupt flag is set again when the call returns.
-     * A call from a {@link StreamHandler} while another thread's close is under way returns at once: that close
-     * waits for the handler to return.
+     * A call made, while another thread's close is under way, from a thread that close waits for returns at once
+     * instead, as waiting would hang both: a {@link StreamHandler} (whether or not it closed its consumer first), or a
+     * {@link dev.lacuna.vfs.Vfs} hook in one of the database's own threads or in a {@link #checkpoint} running in a
+     * caller's thread.
      */
     @Override
     public void close() {

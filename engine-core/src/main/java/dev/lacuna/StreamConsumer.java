@@ -30,6 +30,8 @@ public interface StreamConsumer extends AutoCloseable {
     /**
      * The next records after what this handle has read (at first: after the consumer's checkpoint), waiting up
      * to {@code wait} for the first one. Reading moves this handle on, not the checkpoint: {@link #commit} does.
+     * A {@link #close} of the handle, or of the database, from another thread ends the wait at once: the poll then
+     * returns the records it has (perhaps none), and the next call throws, as on a closed handle or database.
      *
      * @param max at least 1: records to return at most (see the class comment for a transaction's)
      * @throws TrimmedDataAccessException if retention dropped records the consumer had not committed

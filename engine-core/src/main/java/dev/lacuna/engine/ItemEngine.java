@@ -294,20 +294,40 @@ public final class ItemEngine implements AutoCloseable {
     /** See {@link dev.lacuna.Database#close()}: every call returns once the database is closed. */
     @Override
     public void close() {
-        // A stream handler (or the sweeper) calling close while another thread's close waits for its thread to end
-        // must not wait for that close in turn.
-        closing.close(this::closeOnce, () -> sweeper.runsOn(Thread.currentThread())
-                || streams.runsOn(Thread.currentThread()));
+        // A thread the close under way waits for (a stream handler's, the sweeper's, an index updater's, one of the
+        // store's, a checkpoint's in a caller's thread) calling close must not wait for that close in turn.
+        closing.close(this::closeOnce, kv::closeWaitsForCurrentThread);
     }
 
+    /**
+     * Every step runs whatever the earlier ones threw: a step that failed must not leave the store open (its LOCK held
+     * for the process's life) nor the maintainers running. The first failure is thrown, the later ones suppressed in
+     * it (a catalog's failure was lost when the store's close then failed too).
+     */
     private void closeOnce() {
-        backPressure.close(); // writers stalled on an index's lag give up rather than hold the close
-        try {
-            sweeper.close(); // first: it writes through the catalog and the store
-            streams.close();
-            catalog.close();
-        } finally {
-            kv.close();
+        Throwable failure = step(null, backPressure::close); // writers stalled on an index's lag give up
+        failure = step(failure, sweeper::close); // before the catalog and the store: it writes through both
+        failure = step(failure, streams::close);
+        failure = step(failure, catalog::close);
+        failure = step(failure, kv::close); // last: it releases the directory
+        if (failure instanceof RuntimeException e) {
+            throw e;
         }
+        if (failure instanceof Error e) {
+            throw e;
+        }
+    }
+
+    /** Runs {@code step}: returns {@code failure}, or what the step threw if none, the step's suppressed in it. */
+    private static Throwable step(Throwable failure, Runnable step) {
+        try {
+            step.run();
+        } catch (RuntimeException | Error e) {
+            if (failure == null) {
+                return e;
+            }
+            failure.addSuppressed(e);
+        }
+        return failure;
     }
 }

@@ -34,10 +34,15 @@ final class StreamConsumerHandle implements StreamConsumer {
     /** The records of a log record read but not handed out (they would have made a poll exceed its max). */
     private List<StreamRecord> pending;
     private long pendingLsn;
-    private KvLogReader reader;
-    /** Set under this object's monitor; volatile for {@link #runsOn}, which must not wait for a poll holding it. */
+    /**
+     * Set under this object's monitor; volatile so that {@link #close} can wake a poll waiting in it (and see the
+     * processor) without that monitor, which the waiting poll holds.
+     */
+    private volatile KvLogReader reader;
     private volatile StreamProcessorThread processor;
     private volatile boolean closed;
+    /** Set by {@link #close} before it takes the monitor: a poll does not wait any more. */
+    private volatile boolean closing;
 
     StreamConsumerHandle(Streams streams, TableSchema table, StreamState stream, String name) {
         this.streams = streams;
@@ -104,7 +109,8 @@ final class StreamConsumerHandle implements StreamConsumer {
             KvLogReader.Batch b;
             long left = deadline - System.nanoTime();
             try {
-                b = out.isEmpty() && left > 0 ? log.next(Duration.ofNanos(left)) : log.next();
+                // Not once close began: it woke the reader it saw, and one made after that sees closing here.
+                b = out.isEmpty() && left > 0 && !closing ? log.next(Duration.ofNanos(left)) : log.next();
             } catch (StorageIOException e) {
                 // Retention may have run since the check above, and the log's trim deleted the segment the reader
                 // was to open next. If so, that is no failure: go on from the checkpoint as the check would have
@@ -226,16 +232,11 @@ final class StreamConsumerHandle implements StreamConsumer {
             if (processor != null && processor.running()) {
                 throw new IllegalStateException("stream consumer " + name + " already has a running processor");
             }
-            processor = new StreamProcessorThread(this, handler, batchSize, "lacuna-stream-" + table.name() + "-" + name);
+            String threadName = "lacuna-stream-" + table.name() + "-" + name;
+            processor = new StreamProcessorThread(this, handler, batchSize, threadName, streams.kv.ownedThreads());
             processor.begin();
             return processor;
         }
-    }
-
-    /** Whether {@code t} is the thread of this handle's processor. */
-    boolean runsOn(Thread t) {
-        StreamProcessorThread p = processor;
-        return p != null && p.runsOn(t);
     }
 
     /** Whether {@link #close} has closed the handle (its processor's thread checks it after the handler). */
@@ -245,10 +246,14 @@ final class StreamConsumerHandle implements StreamConsumer {
 
     @Override
     public void close() {
-        StreamProcessorThread p;
-        synchronized (this) {
-            p = processor;
+        // A poll waiting for records holds this object's monitor, and nothing else would wake it (a database's close
+        // hung here until the poll's wait ended): end its wait first. It returns what it has; the next call throws.
+        closing = true;
+        KvLogReader waiting = reader;
+        if (waiting != null) {
+            waiting.wake();
         }
+        StreamProcessorThread p = processor;
         if (p != null) {
             p.close(); // outside the monitor: its thread polls under it
         }

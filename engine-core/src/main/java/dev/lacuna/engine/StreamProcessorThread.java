@@ -3,6 +3,7 @@ package dev.lacuna.engine;
 import dev.lacuna.StreamBatch;
 import dev.lacuna.StreamHandler;
 import dev.lacuna.StreamProcessor;
+import dev.lacuna.lsm.OwnedThreads;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -29,12 +30,14 @@ final class StreamProcessorThread implements StreamProcessor {
     private volatile boolean stopping;
     private volatile Throwable failure;
 
-    StreamProcessorThread(StreamConsumerHandle consumer, StreamHandler handler, int batchSize, String threadName) {
+    StreamProcessorThread(StreamConsumerHandle consumer, StreamHandler handler, int batchSize, String threadName,
+                          OwnedThreads owned) {
         this.consumer = consumer;
         this.handler = handler;
         this.batchSize = batchSize;
-        this.thread = new Thread(this::run, threadName);
-        thread.setDaemon(true); // close() stops it; a forgotten database must not keep the JVM alive
+        // Counted in until its body ends (not when its consumer closes): a handler that closes its consumer and then
+        // the database runs on a thread the database's close joins, and must not wait for that close.
+        this.thread = owned.newThread(this::run, threadName); // a daemon: a forgotten database must not keep the JVM
     }
 
     void begin() {
@@ -97,11 +100,6 @@ final class StreamProcessorThread implements StreamProcessor {
                 }
             }
         }
-    }
-
-    /** Whether {@code t} is the processor's thread. */
-    boolean runsOn(Thread t) {
-        return t == thread;
     }
 
     @Override

@@ -248,20 +248,6 @@ final class Streams implements AutoCloseable {
         return moved;
     }
 
-    /** Whether {@code t} is the thread of an open handle's processor (its handler runs there). */
-    boolean runsOn(Thread t) {
-        List<StreamConsumerHandle> handles;
-        synchronized (this) {
-            handles = new ArrayList<>(open.values());
-        }
-        for (StreamConsumerHandle h : handles) {
-            if (h.runsOn(t)) {
-                return true;
-            }
-        }
-        return false;
-    }
-
     /** Closes every open handle (stopping their processors). */
     @Override
     public void close() {
@@ -270,8 +256,23 @@ final class Streams implements AutoCloseable {
             closed = true;
             handles = new ArrayList<>(open.values());
         }
+        Throwable failure = null;
         for (StreamConsumerHandle h : handles) {
-            h.close();
+            try {
+                h.close(); // each, whatever the others threw: a processor left running would outlive the store
+            } catch (RuntimeException | Error e) {
+                if (failure == null) {
+                    failure = e;
+                } else {
+                    failure.addSuppressed(e);
+                }
+            }
+        }
+        if (failure instanceof RuntimeException e) {
+            throw e;
+        }
+        if (failure instanceof Error e) {
+            throw e;
         }
     }
 }

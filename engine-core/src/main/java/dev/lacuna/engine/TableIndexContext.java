@@ -186,6 +186,11 @@ final class TableIndexContext implements IndexContext {
     }
 
     @Override
+    public Thread newThread(Runnable body, String name) {
+        return kv.ownedThreads().newThread(body, name);
+    }
+
+    @Override
     public void activated() {
         catalog.activated(table.name(), index.name());
     }

@@ -83,17 +83,13 @@ final class TtlSweeper implements AutoCloseable {
         this.writes = writes;
         this.clock = clock;
         this.interval = interval;
-        this.thread = new Thread(this::run, THREAD_NAME);
-        thread.setDaemon(true);
+        // Counted in the store's owned threads: a close from it (a file system hook) must not wait for the close
+        // that joins it.
+        this.thread = kv.ownedThreads().newThread(this::run, THREAD_NAME);
     }
 
     void start() {
         thread.start();
-    }
-
-    /** Whether {@code t} is the sweeper's thread. */
-    boolean runsOn(Thread t) {
-        return t == thread;
     }
 
     /** Items deleted because they expired, since the database opened. */

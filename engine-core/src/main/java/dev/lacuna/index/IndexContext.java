@@ -80,4 +80,16 @@ public interface IndexContext {
      */
     default void failed() {
     }
+
+    /**
+     * A daemon thread, not started, that runs {@code body}: the maintainer's threads (its updater, its checkpoints)
+     * are made here, so that the database counts them as its own. A close of the database from one of them (a file
+     * system hook there) while another thread's close waits for it then returns at once instead of waiting for that
+     * close, which waits for it.
+     */
+    default Thread newThread(Runnable body, String name) {
+        Thread t = new Thread(body, name);
+        t.setDaemon(true);
+        return t;
+    }
 }

@@ -204,8 +204,9 @@ public final class KvStore implements AutoCloseable {
      * <p>Idempotent, and every call returns only once the store is closed and its directory released: a call made
      * while another thread's close is under way waits for that close to end, and throws a
      * {@link dev.lacuna.storage.StorageIOException} whose cause is that close's failure if it failed; a call after the
-     * close ended has no effect. An interrupt does not end
-     * the wait; the thread's interrupt flag is set again when the call returns.
+     * close ended has no effect. An interrupt does not end the wait; the thread's interrupt flag is set again when the
+     * call returns. A call from a thread the close under way waits for (a {@link dev.lacuna.vfs.Vfs} hook in one of
+     * the store's own threads, or in a {@link #checkpoint} running in a caller's thread) returns at once instead.
      */
     @Override
     public void close() {

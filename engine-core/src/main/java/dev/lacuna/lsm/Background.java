@@ -36,7 +36,7 @@ final class Background {
         this.db = db;
         AtomicInteger n = new AtomicInteger();
         ThreadFactory threads = r -> {
-            Thread t = new Thread(r, "lacuna-bg-" + n.incrementAndGet());
+            Thread t = new Thread(db.owned.owning(r), "lacuna-bg-" + n.incrementAndGet());
             t.setDaemon(true);
             synchronized (created) {
                 created.add(t);
@@ -313,13 +313,6 @@ final class Background {
             return oldest == Long.MAX_VALUE ? db.visibleSequence : oldest - 1;
         } finally {
             db.commitLock.unlock();
-        }
-    }
-
-    /** Whether {@code thread} is one of the pool's. */
-    boolean owns(Thread thread) {
-        synchronized (created) {
-            return created.contains(thread);
         }
     }
 

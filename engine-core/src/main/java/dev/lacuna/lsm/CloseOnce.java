@@ -33,7 +33,7 @@ public final class CloseOnce {
      * <p>An interrupt does not end the wait (a caller that returned would take the directory for released); the
      * thread's interrupt flag is set again when the call returns. A call from the closing thread itself (a close
      * nested in the close) returns at once, as does one for which {@code mustNotWait} answers true: a thread the
-     * close itself waits for (a background thread, a stream processor's), which would otherwise wait forever.
+     * close itself waits for (one counted in the store's {@link OwnedThreads}), which would otherwise wait forever.
      *
      * @param mustNotWait asked, in the calling thread, only if a close is under way in another thread
      */

@@ -90,6 +90,8 @@ final class Db {
      * waits for it before it closes the files and releases the lock. Guarded by {@link #progress}.
      */
     private int callerWork;
+    /** The threads close may wait for: the store's own, and callers' while their work is counted in. */
+    final OwnedThreads owned = new OwnedThreads();
     private volatile Throwable backgroundError;
     /** Background jobs being retried after a transient error, by name, with the error. */
     private final Map<String, Throwable> retrying = new ConcurrentHashMap<>();
@@ -354,12 +356,14 @@ final class Db {
             // Close sets closed before it waits under this monitor: either it sees this work, or this sees it closed.
             checkOpen();
             callerWork++;
+            owned.enter(); // a close from this thread (a file system hook) must not wait for the close waiting for it
         }
     }
 
     /** Counts out work counted in by {@link #enterCallerWork}. */
     void exitCallerWork() {
         synchronized (progress) {
+            owned.exit();
             if (--callerWork == 0) {
                 progress.notifyAll();
             }

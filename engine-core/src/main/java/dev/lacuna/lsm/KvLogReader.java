@@ -121,6 +121,14 @@ public final class KvLogReader implements AutoCloseable {
         return new Position(reader.segment(), reader.offset());
     }
 
+    /**
+     * Ends a wait in {@link #next(Duration)} under way in another thread, and every later one, at once (see
+     * {@link dev.lacuna.wal.WalReader#wake}); for a close while a stream poll waits.
+     */
+    public void wake() {
+        reader.wake();
+    }
+
     @Override
     public void close() {
         reader.close();

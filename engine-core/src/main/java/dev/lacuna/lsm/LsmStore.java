@@ -720,12 +720,30 @@ public final class LsmStore implements AutoCloseable {
      * while another thread's close is under way waits for it, so that its caller may open the directory again at
      * once; if that close failed, it throws a {@link StorageIOException} with the failure as the cause (the log may
      * not be durable, nor the directory released). A call after the close ended has no effect. An interrupt does not
-     * end the wait (the thread's interrupt flag is set again on return). A call from one of the store's background
-     * threads (a file system hook there) returns at once instead: the close under way waits for that thread.
+     * end the wait (the thread's interrupt flag is set again on return). A call from a thread the close under way
+     * waits for returns at once instead (a file system hook in one of the store's background threads, in the log's
+     * syncer, in a write leading the log's fsync, or in a {@link #compactRange} or {@link #checkpoint} running in a
+     * caller's thread): waiting for that close would hang both.
      */
     @Override
     public void close() {
-        closing.close(this::closeOnce, () -> background.owns(Thread.currentThread()));
+        closing.close(this::closeOnce, this::closeWaitsForCurrentThread);
+    }
+
+    /**
+     * The threads this store's close waits for (see {@link OwnedThreads}); the item engine over it counts its own
+     * threads in here too, so that one question covers both closes.
+     */
+    public OwnedThreads ownedThreads() {
+        return db.owned;
+    }
+
+    /**
+     * Whether a close under way may be waiting for the calling thread: one counted in {@link #ownedThreads}, or one
+     * the log's close waits for ({@link dev.lacuna.wal.Wal#runsOn}: its syncer, a write leading its fsync).
+     */
+    public boolean closeWaitsForCurrentThread() {
+        return db.owned.includesCurrent() || db.wal.runsOn(Thread.currentThread());
     }
 
     private void closeOnce() {

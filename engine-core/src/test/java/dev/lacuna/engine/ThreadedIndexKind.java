@@ -24,6 +24,8 @@ final class ThreadedIndexKind implements IndexKind {
     final List<Maintainer> opened = new CopyOnWriteArrayList<>();
     volatile String failOpenOf;
     volatile String failCloseOf;
+    /** Run on a maintainer's thread (with the index's name) once its close told it to stop. */
+    volatile java.util.function.Consumer<String> onStop = name -> { };
 
     @Override
     public IndexSpec.Kind kind() {
@@ -36,7 +38,7 @@ final class ThreadedIndexKind implements IndexKind {
         if (name.equals(failOpenOf)) {
             throw new AssertionError("injected: opening index " + name);
         }
-        Maintainer m = new Maintainer(name);
+        Maintainer m = new Maintainer(name, context);
         opened.add(m);
         return m;
     }
@@ -48,12 +50,14 @@ final class ThreadedIndexKind implements IndexKind {
 
     final class Maintainer implements IndexMaintainer {
         final String name;
+        private final IndexContext context;
         private final CountDownLatch stop = new CountDownLatch(1);
         private volatile Thread thread;
         volatile boolean closed;
 
-        Maintainer(String name) {
+        Maintainer(String name, IndexContext context) {
             this.name = name;
+            this.context = context;
         }
 
         @Override
@@ -71,14 +75,14 @@ final class ThreadedIndexKind implements IndexKind {
             if (backfillFrom != null) {
                 backfillFrom.close();
             }
-            Thread t = new Thread(() -> {
+            Thread t = context.newThread(() -> { // as the real updater's: counted as the database's
                 try {
                     stop.await();
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                 }
+                onStop.accept(name);
             }, "threaded-index-" + name);
-            t.setDaemon(true);
             thread = t;
             t.start();
         }

@@ -131,8 +131,9 @@ final class GlobalIndexUpdater implements IndexMaintainer {
             // reads wait until it is applied again (an open after a clean close has nothing to wait for).
             consistentFrom = context.lastLsn();
         }
-        thread = new Thread(() -> run(backfillFrom), "lacuna-index-" + context.table().name() + "-" + context.index().name());
-        thread.setDaemon(true); // close() stops it; a forgotten database must not keep the JVM alive
+        // A daemon (close() stops it; a forgotten database must not keep the JVM alive), counted as the database's.
+        thread = context.newThread(() -> run(backfillFrom),
+                "lacuna-index-" + context.table().name() + "-" + context.index().name());
         thread.start();
     }
 
@@ -269,7 +270,7 @@ final class GlobalIndexUpdater implements IndexMaintainer {
                     if (applied >= context.lastLsn()) {
                         caughtUpAt = context.clock().millis();
                     }
-                    if (checkpointDone() && applied > checkpointed
+                    if (checkpointDoneUnlessClosing() && applied > checkpointed
                             && System.nanoTime() - quietSince > 2_000_000_000L) {
                         checkpointInBackground(applied); // quiet: nothing is being created and deleted
                     }
@@ -277,7 +278,7 @@ final class GlobalIndexUpdater implements IndexMaintainer {
                 }
                 quietSince = System.nanoTime();
                 applyBatch(log, record, record.lsn() > mayBeAppliedUpTo);
-                if (checkpointDone() && applied - checkpointed >= CHECKPOINT_RECORDS) {
+                if (checkpointDoneUnlessClosing() && applied - checkpointed >= CHECKPOINT_RECORDS) {
                     checkpointInBackground(markBefore > checkpointed ? markBefore : applied);
                 }
             }
@@ -432,14 +433,13 @@ final class GlobalIndexUpdater implements IndexMaintainer {
      * when no checkpoint is being taken ({@link #checkpointDone}).
      */
     private void checkpointInBackground(long at) {
-        Thread t = new Thread(() -> {
+        Thread t = context.newThread(() -> { // a daemon, as the updater's: joined by it, and so by close()
             try {
                 checkpoint(at);
             } catch (Throwable e) {
                 checkpointFailure = e; // thrown on the updater's thread, which retries or fails as for its own
             }
         }, "lacuna-checkpoint-" + context.table().name() + "-" + context.index().name());
-        t.setDaemon(true); // as the updater's: joined by it, and so by close()
         checkpointer = t;
         t.start();
     }
@@ -467,6 +467,25 @@ final class GlobalIndexUpdater implements IndexMaintainer {
             throw new IllegalStateException(failure);
         }
         return true;
+    }
+
+    /**
+     * {@link #checkpointDone}, except that a failure it finds once the updater is closing is kept for
+     * {@link #checkpointOnClose} (which logs it and takes the closing checkpoint all the same) instead of thrown:
+     * thrown, it reached {@link #retrying}, which takes any failure while closing for the close's doing, and both the
+     * failure and the closing checkpoint were lost (a routine checkpoint failing while the caught-up updater waited in
+     * {@link #poll}, found once close interrupted that wait).
+     */
+    private boolean checkpointDoneUnlessClosing() {
+        try {
+            return checkpointDone();
+        } catch (RuntimeException | Error e) {
+            if (!stopping) {
+                throw e;
+            }
+            checkpointFailure = e; // its thread has ended: only this one reads or writes it now
+            return false;
+        }
     }
 
     /** Waits for the routine checkpoint being taken, if one is, to end (an interrupt does not cut it short). */

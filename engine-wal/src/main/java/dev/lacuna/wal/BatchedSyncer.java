@@ -45,6 +45,11 @@ final class BatchedSyncer implements Runnable {
         }
     }
 
+    /** Whether {@code t} is the syncer's thread. */
+    synchronized boolean runsOn(Thread t) {
+        return t != null && t == thread;
+    }
+
     /** Stops the thread and waits for it to end. */
     void stop() {
         Thread t;

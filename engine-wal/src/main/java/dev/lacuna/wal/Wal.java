@@ -68,6 +68,8 @@ public final class Wal implements AutoCloseable {
     /** Guards the group-commit leader's role; never held while waiting for another lock or for I/O. */
     private final Object syncMonitor = new Object();
     private boolean leaderActive; // guarded by syncMonitor: a leader is writing and fsyncing
+    /** The leader's thread while {@link #leaderActive} (close waits for it), else null; for {@link #runsOn}. */
+    private volatile Thread leader;
     private boolean syncClosed;   // guarded by syncMonitor: close() has taken the leader's role for good
 
     // Guarded by writeLock.
@@ -487,6 +489,7 @@ public final class Wal implements AutoCloseable {
                 }
                 if (!leaderActive) {
                     leaderActive = true;
+                    leader = Thread.currentThread();
                     return true;
                 }
                 try {
@@ -502,6 +505,7 @@ public final class Wal implements AutoCloseable {
     private void endLeadership() {
         synchronized (syncMonitor) {
             leaderActive = false;
+            leader = null;
             syncMonitor.notifyAll();
         }
     }
@@ -898,6 +902,15 @@ public final class Wal implements AutoCloseable {
     }
 
     /**
+     * Whether {@code t} is a thread {@link #close} waits for: the log's own (its batched-durability syncer), or an
+     * appender's while it leads a group's write and fsync. An owner's close that waits for this log's close must not
+     * wait for anything done on such a thread (a file system hook there closing the owner).
+     */
+    public boolean runsOn(Thread t) {
+        return t != null && (t == leader || syncer.runsOn(t));
+    }
+
+    /**
      * Makes everything appended durable (unless the log has failed), stops the sync thread, closes the
      * files and releases the directory lock. Readers see no new records afterwards. Idempotent. An interrupt
      * does not cut it short: it waits for an fsync in flight all the same, and sets the thread's interrupt flag
@@ -1003,17 +1016,19 @@ public final class Wal implements AutoCloseable {
     }
 
     /**
-     * Waits until a record with LSN ≥ {@code lsn} is visible, the log closes, or {@code timeoutNanos}
+     * Waits until a record with LSN ≥ {@code lsn} is visible, the log closes, {@code woken} answers true (asked under
+     * the tail's monitor, so that a {@link #wakeReaders} after it was set is never missed), or {@code timeoutNanos}
      * pass.
      */
-    void awaitVisible(long lsn, long timeoutNanos) throws InterruptedException {
+    void awaitVisible(long lsn, long timeoutNanos, java.util.function.BooleanSupplier woken)
+            throws InterruptedException {
         long deadline = System.nanoTime() + timeoutNanos;
         synchronized (tail) {
             tailWaiters++;
             try {
                 // tailWaiters is raised before visible is re-read, and the writer publishes visible before
                 // reading tailWaiters: one of the two always sees the other.
-                while (visible.lastLsn() < lsn && !closed) {
+                while (visible.lastLsn() < lsn && !closed && !woken.getAsBoolean()) {
                     long remaining = deadline - System.nanoTime();
                     if (remaining <= 0) {
                         return;
@@ -1071,6 +1086,7 @@ public final class Wal implements AutoCloseable {
                 throw new DatabaseClosedException("write-ahead log " + dir);
             }
             leaderActive = true;
+            leader = Thread.currentThread();
         }
         try {
             writeLock.lock();
@@ -1153,7 +1169,8 @@ public final class Wal implements AutoCloseable {
         wakeReaders();
     }
 
-    private void wakeReaders() {
+    /** Wakes the readers waiting in {@link #awaitVisible}, each to check again what it waits for. */
+    void wakeReaders() {
         if (tailWaiters > 0) {
             synchronized (tail) {
                 tail.notifyAll();

@@ -38,6 +38,8 @@ public final class WalReader implements AutoCloseable {
     private long sealedSize = -1;
     private long nextLsn;
     private boolean closed;
+    /** Set by {@link #wake}: a wait for the next record ends at once, now and from then on. */
+    private volatile boolean woken;
 
     WalReader(Wal wal, Vfs vfs, long fromLsn, long hintSegment, long hintOffset) {
         this.wal = wal;
@@ -155,11 +157,25 @@ public final class WalReader implements AutoCloseable {
                 throw new DatabaseClosedException("write-ahead log");
             }
             long remaining = deadline - System.nanoTime();
-            if (remaining <= 0) {
+            if (remaining <= 0 || woken) {
                 return null;
             }
-            wal.awaitVisible(nextLsn, remaining);
+            wal.awaitVisible(nextLsn, remaining, this::isWoken);
         }
+    }
+
+    /**
+     * Ends a wait in {@link #next(Duration)} under way in another thread, and every later one, at once: that call
+     * returns what the log already holds, or null. For an owner closing the reader while its user waits (the reader
+     * itself is not closed here: the waiting thread may still be reading its file).
+     */
+    public void wake() {
+        woken = true;
+        wal.wakeReaders();
+    }
+
+    private boolean isWoken() {
+        return woken;
     }
 
     /** Closes the segment file this reader holds. Idempotent. */

@@ -44,6 +44,8 @@ public final class KvLogReader implements AutoCloseable {
     private final Visibility visibility;
     /** A record read from the log but not yet visible (a SYNC write waiting for its fsync). */
     private WalRecord held;
+    /** Set by {@link #wake}: waits in {@link #next(Duration)} end at once, now and from then on. */
+    private volatile boolean woken;
 
     KvLogReader(WalReader reader, String where, Visibility visibility) {
         this.reader = reader;
@@ -74,14 +76,18 @@ public final class KvLogReader implements AutoCloseable {
                 // found the record not yet visible and waited a second time (two wake-ups per write for an
                 // index updater following the log, and one taken from the writer holding the lock; issue 13).
                 // A visible record is in the log (appended, and handed to the OS, before it was published).
-                visibility.awaitVisible(reader.nextLsn(), deadline - System.nanoTime());
+                visibility.awaitVisible(reader.nextLsn(), deadline - System.nanoTime(), this::woken);
                 held = reader.next(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
             }
         }
         if (held != null) {
-            visibility.awaitVisible(held.lsn(), deadline - System.nanoTime());
+            visibility.awaitVisible(held.lsn(), deadline - System.nanoTime(), this::woken);
         }
         return takeIfVisible();
+    }
+
+    private boolean woken() {
+        return woken;
     }
 
     private Batch takeIfVisible() {
@@ -126,7 +132,9 @@ public final class KvLogReader implements AutoCloseable {
      * {@link dev.lacuna.wal.WalReader#wake}); for a close while a stream poll waits.
      */
     public void wake() {
+        woken = true; // before the wake-ups: a wait that starts after them sees it
         reader.wake();
+        visibility.wake(); // a wait for the next record to be published (next(Duration)) waits there
     }
 
     @Override

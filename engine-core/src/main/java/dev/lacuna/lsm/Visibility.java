@@ -1,6 +1,7 @@
 package dev.lacuna.lsm;
 
 import java.util.ArrayDeque;
+import java.util.function.BooleanSupplier;
 
 /**
  * When logged writes become visible to readers (RocksDB's order): a write made with {@code SYNC} only once
@@ -58,8 +59,13 @@ final class Visibility {
      * the store closes ({@link #closed}).
      */
     synchronized void awaitVisible(long lsn, long nanos) throws InterruptedException {
+        awaitVisible(lsn, nanos, () -> false);
+    }
+
+    /** {@link #awaitVisible(long, long)}, ending early too once {@code woken} holds (see {@link #wake}). */
+    synchronized void awaitVisible(long lsn, long nanos, BooleanSupplier woken) throws InterruptedException {
         long deadline = System.nanoTime() + nanos;
-        while (db.visibleSequence < lsn && !db.closed) {
+        while (db.visibleSequence < lsn && !db.closed && !woken.getAsBoolean()) {
             long left = deadline - System.nanoTime();
             if (left <= 0) {
                 return;
@@ -70,6 +76,11 @@ final class Visibility {
 
     /** The store is closing ({@link Db#closed} set): a log reader waiting for a write goes back to its log. */
     synchronized void closed() {
+        notifyAll();
+    }
+
+    /** Wakes the waits of {@link #awaitVisible(long, long, BooleanSupplier)}, whose condition the caller just set. */
+    synchronized void wake() {
         notifyAll();
     }
 

@@ -10,7 +10,8 @@ import java.util.List;
  * Keeps one index of one table. A <em>synchronous</em> maintainer's entries are written by the database in
  * the base write's own log record (an LSI: strongly consistent). An <em>asynchronous</em> one reads the log
  * from its checkpoint and applies the entries itself (a GSI: eventually consistent), using the item images
- * the database logs with every write of the table.
+ * the database logs with every write of the table. A maintainer makes the threads it runs with
+ * {@link IndexContext#newThread}, so that a close of the database from one of them does not wait for itself.
  */
 public interface IndexMaintainer extends AutoCloseable {
     /** Whether the database writes this index's entries in the write path. */

@@ -2,27 +2,12 @@ package dev.lacuna.secondary;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.lacuna.AttributeValue;
-import dev.lacuna.IndexSpec;
-import dev.lacuna.Item;
-import dev.lacuna.Key;
-import dev.lacuna.KeyAttribute;
-import dev.lacuna.TableSpec;
 import dev.lacuna.index.ChangeLog;
 import dev.lacuna.index.ChangeRecord;
-import dev.lacuna.index.IndexContext;
-import dev.lacuna.index.IndexEntry;
-import dev.lacuna.kv.KvSnapshot;
-import dev.lacuna.kv.WriteBatch;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.Consumer;
-import java.util.function.LongSupplier;
 import java.util.logging.Level;
 import org.junit.jupiter.api.Test;
 
@@ -71,50 +56,13 @@ class UpdaterCheckpointFailureFoundOnCloseTest {
         assertThat(log.checkpoints.get(log.checkpoints.size() - 1)[0]).as("closing: all of it").isEqualTo(RECORDS);
     }
 
-    /** A log of {@link #RECORDS} records that change nothing the index holds. */
-    private static final class BlockingLog implements IndexContext {
-        private static final TableSpec TABLE = TableSpec.builder("Tickets").partitionKey("pk", AttributeValue.Type.S)
-                .index(IndexSpec.global("GSI1", KeyAttribute.s("GSI1PK"), null)).build();
-        /** Each checkpoint: its LSN, and the LSN applied when it was taken. */
-        final List<long[]> checkpoints = new CopyOnWriteArrayList<>();
-        /** The updater's applied LSN. */
-        volatile LongSupplier applied = () -> -1;
-        /** If set, the first checkpoint waits for it to open. */
-        volatile CountDownLatch hold;
-        /** If set, what the held checkpoint throws once released. */
-        volatile RuntimeException heldFails;
-        /** Counted down when a checkpoint starts. */
-        final CountDownLatch checkpointStarted = new CountDownLatch(1);
+    /**
+     * {@link UpdaterCheckpointTest.EmptyLog}'s log of {@link #RECORDS} records that change nothing the index holds,
+     * except that once read to its end it waits until close interrupts the poll.
+     */
+    private static final class BlockingLog extends UpdaterCheckpointTest.EmptyLog {
         /** Counted down when the updater waits for the log, caught up. */
         final CountDownLatch polling = new CountDownLatch(1);
-        private final AtomicInteger taking = new AtomicInteger();
-        /** Whether a checkpoint started while another was being taken. */
-        volatile boolean overlapped;
-
-        @Override
-        public TableSpec table() {
-            return TABLE;
-        }
-
-        @Override
-        public IndexSpec index() {
-            return TABLE.index("GSI1");
-        }
-
-        @Override
-        public Clock clock() {
-            return Clock.systemUTC();
-        }
-
-        @Override
-        public long lastLsn() {
-            return RECORDS;
-        }
-
-        @Override
-        public long checkpointLsn() {
-            return 0;
-        }
 
         @Override
         public ChangeLog readChanges(long afterLsn) {
@@ -138,54 +86,6 @@ class UpdaterCheckpointFailureFoundOnCloseTest {
                 public void close() {
                 }
             };
-        }
-
-        @Override
-        public IndexEntry entry(AttributeValue pk, AttributeValue sk, Key baseKey, Item projected) {
-            throw new UnsupportedOperationException("no item reaches the index");
-        }
-
-        @Override
-        public void apply(WriteBatch batch, long lsn) {
-            throw new UnsupportedOperationException("no record changes the index");
-        }
-
-        @Override
-        public void checkpoint(long lsn) {
-            if (taking.incrementAndGet() > 1) {
-                overlapped = true;
-            }
-            try {
-                long appliedNow = applied.getAsLong();
-                checkpointStarted.countDown();
-                CountDownLatch h = hold;
-                if (h != null) {
-                    hold = null;
-                    h.await();
-                    RuntimeException fails = heldFails;
-                    if (fails != null) {
-                        throw fails;
-                    }
-                }
-                checkpoints.add(new long[] {lsn, appliedNow});
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException("interrupted while held", e);
-            } finally {
-                taking.decrementAndGet();
-            }
-        }
-
-        @Override
-        public void flush() {
-        }
-
-        @Override
-        public void scanTable(KvSnapshot snapshot, Consumer<Item> item) {
-        }
-
-        @Override
-        public void activated() {
         }
     }
 }

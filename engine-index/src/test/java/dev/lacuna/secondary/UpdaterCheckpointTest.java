@@ -154,7 +154,7 @@ class UpdaterCheckpointTest {
     }
 
     /** A log of {@link #RECORDS} records that change nothing the index holds. */
-    private static final class EmptyLog implements IndexContext {
+    static class EmptyLog implements IndexContext {
         private static final TableSpec TABLE = TableSpec.builder("Tickets").partitionKey("pk", AttributeValue.Type.S)
                 .index(IndexSpec.global("GSI1", KeyAttribute.s("GSI1PK"), null)).build();
         /** Each checkpoint: its LSN, and the LSN applied when it was taken. */

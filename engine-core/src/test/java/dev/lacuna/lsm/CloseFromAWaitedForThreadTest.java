@@ -91,6 +91,62 @@ class CloseFromAWaitedForThreadTest {
     }
 
     /**
+     * A hook that says it was entered, waits until the first close waits for its thread ({@code awaitFirst}), then
+     * closes ({@code close}) and says it returned, keeping what the close threw.
+     */
+    private static Runnable closingHook(CountDownLatch entered, Runnable awaitFirst, Runnable close,
+            AtomicReference<Throwable> failure, CountDownLatch closed) {
+        return () -> {
+            entered.countDown();
+            awaitFirst.run();
+            try {
+                close.run();
+            } catch (Throwable t) {
+                failure.set(t);
+            }
+            closed.countDown();
+        };
+    }
+
+    /** A file system that runs {@code hook} once, in the first fsync on a thread for which {@code on} holds. */
+    private static ForwardingVfs forceHook(MemVfs mem, java.util.function.BooleanSupplier on, AtomicBoolean armed,
+            Runnable hook) {
+        return new ForwardingVfs(mem) {
+            @Override
+            protected VfsFile wrap(VfsFile file) {
+                return new ForwardingVfs.File(file) {
+                    @Override
+                    public void force() throws IOException {
+                        if (on.getAsBoolean() && armed.compareAndSet(true, false)) {
+                            hook.run();
+                        }
+                        super.force();
+                    }
+                };
+            }
+        };
+    }
+
+    /**
+     * Starts the first close ({@code close}, its thread published in {@code first}) while the hook waits for it, and
+     * asserts that the hook's own close ({@code hookClosed}, {@code hookClose}) and then the first close returned.
+     */
+    private static void assertBothReturn(Runnable close, AtomicReference<Thread> first, CountDownLatch hookClosed,
+            AtomicReference<Throwable> hookClose, String what) throws InterruptedException {
+        Thread closer = daemon(close, "first-close");
+        first.set(closer);
+        closer.start();
+        boolean returned = hookClosed.await(WAIT_SECONDS, TimeUnit.SECONDS);
+        if (!returned) {
+            System.out.println("DEADLOCK first-close stack: " + Arrays.toString(closer.getStackTrace()));
+        }
+        assertThat(returned).as(what).isTrue();
+        closer.join(TimeUnit.SECONDS.toMillis(WAIT_SECONDS));
+        assertThat(closer.isAlive()).as("the first close returned").isFalse();
+        assertThat(hookClose.get()).as("the hook's close").isNull();
+    }
+
+    /**
      * A background (flush) thread's file system hook calls Database.close while another thread's close waits in
      * Background.shutdown for that very thread. LsmStore's close exempted its background threads, but the item
      * engine's CloseOnce, which Database.close goes through first, did not: it waited for the first close.
@@ -130,17 +186,8 @@ class CloseFromAWaitedForThreadTest {
         flusher.start();
         assertThat(hookEntered.await(WAIT_SECONDS, TimeUnit.SECONDS)).as("a background flush reached the hook")
                 .isTrue();
-        Thread closer = daemon(db::close, "first-close");
-        first.set(closer);
-        closer.start();
-        boolean returned = hookClosed.await(WAIT_SECONDS, TimeUnit.SECONDS);
-        if (!returned) {
-            System.out.println("DEADLOCK first-close stack: " + Arrays.toString(closer.getStackTrace()));
-        }
-        assertThat(returned).as("the close in the background thread's hook returned").isTrue();
-        closer.join(TimeUnit.SECONDS.toMillis(WAIT_SECONDS));
-        assertThat(closer.isAlive()).as("the first close returned").isFalse();
-        assertThat(hookClose.get()).as("the hook's close").isNull();
+        assertBothReturn(db::close, first, hookClosed, hookClose,
+                "the close in the background thread's hook returned");
     }
 
     /**
@@ -180,16 +227,8 @@ class CloseFromAWaitedForThreadTest {
         }, "checkpointer");
         checkpointer.start();
         assertThat(hookEntered.await(WAIT_SECONDS, TimeUnit.SECONDS)).as("the checkpoint reached the hook").isTrue();
-        Thread closer = daemon(db::close, "first-close");
-        closer.start();
-        boolean returned = hookClosed.await(WAIT_SECONDS, TimeUnit.SECONDS);
-        if (!returned) {
-            System.out.println("DEADLOCK first-close stack: " + Arrays.toString(closer.getStackTrace()));
-        }
-        assertThat(returned).as("the close in the checkpoint thread's hook returned").isTrue();
-        closer.join(TimeUnit.SECONDS.toMillis(WAIT_SECONDS));
-        assertThat(closer.isAlive()).as("the first close returned").isFalse();
-        assertThat(hookClose.get()).as("the hook's close").isNull();
+        assertBothReturn(db::close, new AtomicReference<>(), hookClosed, hookClose,
+                "the close in the checkpoint thread's hook returned");
     }
 
     /**
@@ -206,28 +245,11 @@ class CloseFromAWaitedForThreadTest {
         CountDownLatch hookEntered = new CountDownLatch(1);
         CountDownLatch hookClosed = new CountDownLatch(1);
         AtomicBoolean armed = new AtomicBoolean(true);
-        ForwardingVfs vfs = new ForwardingVfs(mem) {
-            @Override
-            protected VfsFile wrap(VfsFile file) {
-                return new ForwardingVfs.File(file) {
-                    @Override
-                    public void force() throws IOException {
-                        if (Thread.currentThread().getName().startsWith("lacuna-wal-sync-") && storeRef.get() != null
-                                && armed.compareAndSet(true, false)) {
-                            hookEntered.countDown();
-                            awaitInFrame(first, "BatchedSyncer", "stop"); // the first close joins this thread
-                            try {
-                                storeRef.get().close();
-                            } catch (Throwable t) {
-                                hookClose.set(t);
-                            }
-                            hookClosed.countDown();
-                        }
-                        super.force();
-                    }
-                };
-            }
-        };
+        // The first close joins the syncer's thread, where the hook runs.
+        Runnable hook = closingHook(hookEntered, () -> awaitInFrame(first, "BatchedSyncer", "stop"),
+                () -> storeRef.get().close(), hookClose, hookClosed);
+        ForwardingVfs vfs = forceHook(mem, () -> Thread.currentThread().getName().startsWith("lacuna-wal-sync-")
+                && storeRef.get() != null, armed, hook);
         LsmStore store = LsmStore.open(DIR, KvStoreTest.small(mem, 1).toBuilder().vfs(vfs)
                 .durability(dev.lacuna.storage.Durability.batched(java.time.Duration.ofMillis(1))).build());
         storeRef.set(store);
@@ -235,17 +257,8 @@ class CloseFromAWaitedForThreadTest {
                 "v".getBytes(java.nio.charset.StandardCharsets.UTF_8));
         assertThat(hookEntered.await(WAIT_SECONDS, TimeUnit.SECONDS)).as("the syncer's fsync reached the hook")
                 .isTrue();
-        Thread closer = daemon(store::close, "first-close");
-        first.set(closer);
-        closer.start();
-        boolean returned = hookClosed.await(WAIT_SECONDS, TimeUnit.SECONDS);
-        if (!returned) {
-            System.out.println("DEADLOCK first-close stack: " + Arrays.toString(closer.getStackTrace()));
-        }
-        assertThat(returned).as("the close in the syncer thread's hook returned").isTrue();
-        closer.join(TimeUnit.SECONDS.toMillis(WAIT_SECONDS));
-        assertThat(closer.isAlive()).as("the first close returned").isFalse();
-        assertThat(hookClose.get()).as("the hook's close").isNull();
+        assertBothReturn(store::close, first, hookClosed, hookClose,
+                "the close in the syncer thread's hook returned");
     }
 
     /**
@@ -262,27 +275,10 @@ class CloseFromAWaitedForThreadTest {
         CountDownLatch hookEntered = new CountDownLatch(1);
         CountDownLatch hookClosed = new CountDownLatch(1);
         AtomicBoolean armed = new AtomicBoolean(true);
-        ForwardingVfs vfs = new ForwardingVfs(mem) {
-            @Override
-            protected VfsFile wrap(VfsFile file) {
-                return new ForwardingVfs.File(file) {
-                    @Override
-                    public void force() throws IOException {
-                        if (Thread.currentThread().getName().equals("sync-writer") && armed.compareAndSet(true, false)) {
-                            hookEntered.countDown();
-                            awaitInFrame(first, "Wal", "close"); // the first close waits for this fsync's leader
-                            try {
-                                storeRef.get().close();
-                            } catch (Throwable t) {
-                                hookClose.set(t);
-                            }
-                            hookClosed.countDown();
-                        }
-                        super.force();
-                    }
-                };
-            }
-        };
+        // The first close waits in Wal.close for this fsync's leader, where the hook runs.
+        Runnable hook = closingHook(hookEntered, () -> awaitInFrame(first, "Wal", "close"),
+                () -> storeRef.get().close(), hookClose, hookClosed);
+        ForwardingVfs vfs = forceHook(mem, () -> Thread.currentThread().getName().equals("sync-writer"), armed, hook);
         LsmStore store = LsmStore.open(DIR, KvStoreTest.small(mem, 1).toBuilder().vfs(vfs)
                 .durability(dev.lacuna.storage.Durability.SYNC).build());
         storeRef.set(store);
@@ -297,16 +293,7 @@ class CloseFromAWaitedForThreadTest {
         writer.start();
         assertThat(hookEntered.await(WAIT_SECONDS, TimeUnit.SECONDS)).as("the writer's fsync reached the hook")
                 .isTrue();
-        Thread closer = daemon(store::close, "first-close");
-        first.set(closer);
-        closer.start();
-        boolean returned = hookClosed.await(WAIT_SECONDS, TimeUnit.SECONDS);
-        if (!returned) {
-            System.out.println("DEADLOCK first-close stack: " + Arrays.toString(closer.getStackTrace()));
-        }
-        assertThat(returned).as("the close in the sync writer's fsync hook returned").isTrue();
-        closer.join(TimeUnit.SECONDS.toMillis(WAIT_SECONDS));
-        assertThat(closer.isAlive()).as("the first close returned").isFalse();
-        assertThat(hookClose.get()).as("the hook's close").isNull();
+        assertBothReturn(store::close, first, hookClosed, hookClose,
+                "the close in the sync writer's fsync hook returned");
     }
 }

@@ -425,8 +425,9 @@ public final class IndexLagProfile {
     /**
      * Where the wall time of the apply batches over 2 ms went: the updater waiting for the commit lock (parked on
      * a ReentrantLock), the index's entries lock (a ReentrantReadWriteLock), a monitor, or in a monitor's wait
-     * (the drain of inserts in flight, a record not yet visible; each printed apart), GC pauses, the updater seen running by the execution sampler (one sample per
-     * 10 ms it runs, roughly), and the rest (runnable but not running: the processor taken by other threads).
+     * (the drain of inserts in flight, a record not yet visible; each printed apart), GC pauses, the updater seen
+     * running by the execution sampler (one sample per 10 ms it runs, roughly), and the rest (runnable but not
+     * running: the processor taken by other threads).
      */
     private static void slowApplies(List<RecordedEvent> events) {
         List<RecordedEvent> applies = new ArrayList<>();

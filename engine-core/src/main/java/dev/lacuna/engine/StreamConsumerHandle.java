@@ -103,7 +103,8 @@ final class StreamConsumerHandle implements StreamConsumer {
             pending = null;
         }
         KvLogReader log = reader();
-        // Saturates where Duration.toNanos() would throw (past ~292 years); the deadline may wrap, the differences do not.
+        // Saturates where Duration.toNanos() would throw (past ~292 years); the deadline may wrap, the
+        // differences do not.
         long deadline = System.nanoTime() + TimeUnit.NANOSECONDS.convert(wait);
         while (out.size() < max) {
             KvLogReader.Batch b;

@@ -55,7 +55,8 @@ public final class ParseCache {
         return condition(source, ExpressionKind.FILTER, filters);
     }
 
-    private Ast.Condition condition(String source, ExpressionKind kind, ConcurrentHashMap<String, Ast.Condition> cache) {
+    private Ast.Condition condition(String source, ExpressionKind kind,
+            ConcurrentHashMap<String, Ast.Condition> cache) {
         Ast.Condition parsed = cache.get(source);
         if (parsed == null) {
             parsed = ConditionParser.parse(source, kind);

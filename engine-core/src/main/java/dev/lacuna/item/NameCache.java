@@ -84,7 +84,10 @@ public final class NameCache {
         return true;
     }
 
-    /** The string value kept for attribute position {@code i} if its bytes are {@code b[offset, offset + n)}, or null. */
+    /**
+     * The string value kept for attribute position {@code i} if its bytes are {@code b[offset, offset + n)}, or
+     * null.
+     */
     AttributeValue value(int i, byte[] b, int offset, int n) {
         if (i >= SLOTS || (varying & 1 << i) != 0) {
             return null;

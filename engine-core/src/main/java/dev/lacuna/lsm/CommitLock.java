@@ -12,9 +12,10 @@ import java.util.concurrent.locks.ReentrantLock;
  * sequence across partitions, close.
  *
  * <p>An unlogged apply (an index's entries, {@link WritePath#applyUnlogged}) also takes it with
- * {@link #lockForAppend()}: it writes only its own partitions, which no logged write goes into, so the inserts
- * of other writers in flight do not concern it, and it does not wait for them (an index updater waited there
- * for the writer it follows, preempted in the middle of its insert: issue 13, {@code IndexLagProfile}). It
+ * {@link #lockForAppend()}: it writes only its own partitions, which logged writes normally do not go into, so
+ * the inserts of other writers in flight do not concern it, and it does not wait for them (an index updater
+ * waited there for the writer it follows, preempted in the middle of its insert: issue 13,
+ * {@code IndexLagProfile}). It
  * drains them ({@link InsertOrder#drain}, still holding the lock) before anything that needs every logged write
  * in the memtables: if a write in flight goes into one of its partitions after all, and before it switches any
  * memtable (its own at their size trigger, or the largest for the memory budget).

@@ -66,7 +66,8 @@ public final class KvLogReader implements AutoCloseable {
      * record is returned only once reads see it: a consumer never acts on a write a crash could lose.
      */
     public Batch next(Duration timeout) throws InterruptedException {
-        // Saturates where Duration.toNanos() would throw (past ~292 years); the deadline may wrap, the differences do not.
+        // Saturates where Duration.toNanos() would throw (past ~292 years); the deadline may wrap, the
+        // differences do not.
         long deadline = System.nanoTime() + TimeUnit.NANOSECONDS.convert(timeout);
         if (held == null) {
             held = reader.next();

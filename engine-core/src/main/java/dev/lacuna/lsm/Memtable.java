@@ -13,7 +13,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * The in-memory write buffer of one LSM tree: a concurrent skip list of internal keys. Puts may be inserted
  * by several writers at once (each after the commit lock gave it its sequence number, see {@link WritePath});
- * deletions are inserted under the commit lock with no put in flight into this memtable. Readers iterate concurrently without locks. Once full it is frozen
+ * deletions are inserted under the commit lock with no put in flight into this memtable. Readers iterate
+ * concurrently without locks. Once full it is frozen
  * ({@link #freeze()}) and handed to a flush, while a new memtable takes the writes.
  *
  * <p>Entries are never removed: a reader holding the memtable sees every version it saw before.

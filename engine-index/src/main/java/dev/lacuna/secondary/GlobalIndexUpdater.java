@@ -547,7 +547,8 @@ final class GlobalIndexUpdater implements IndexMaintainer {
 
     @Override
     public boolean awaitApplied(long lsn, Duration timeout) throws InterruptedException {
-        // Saturates where Duration.toNanos() would throw (past ~292 years); the deadline may wrap, the differences do not.
+        // Saturates where Duration.toNanos() would throw (past ~292 years); the deadline may wrap, the
+        // differences do not.
         long deadline = System.nanoTime() + TimeUnit.NANOSECONDS.convert(timeout);
         synchronized (progress) {
             while (applied < lsn) {

@@ -146,7 +146,8 @@ public final class WalReader implements AutoCloseable {
      * @throws DatabaseClosedException if the log was closed and every record has been read
      */
     public WalRecord next(Duration timeout) throws InterruptedException {
-        // Saturates where Duration.toNanos() would throw (past ~292 years); the deadline may wrap, the differences do not.
+        // Saturates where Duration.toNanos() would throw (past ~292 years); the deadline may wrap, the
+        // differences do not.
         long deadline = System.nanoTime() + TimeUnit.NANOSECONDS.convert(timeout);
         while (true) {
             WalRecord record = next();

@@ -315,7 +315,7 @@ public final class Wal implements AutoCloseable {
                         // Failing otherwise (a Vfs outside its contract, an Error in the preallocation) it may have
                         // left a prefix in the file as well: the log fails alike, so that its repair cuts it, and
                         // the caller gets what was thrown.
-                        fail("append to", e instanceof UncheckedIOException u ? u.getCause() : new IOException(e));
+                        fail("append to", asIOException(e));
                     }
                     throw e;
                 }
@@ -408,7 +408,7 @@ public final class Wal implements AutoCloseable {
                     // An fsync that failed otherwise (a Vfs outside its contract, an Error) may have dropped its pages
                     // as one that threw an IOException: the log fails alike, or the next leader's fsync would succeed
                     // and publish durable what the disk lost.
-                    fail("fsync", e instanceof UncheckedIOException u ? u.getCause() : new IOException(e));
+                    fail("fsync", asIOException(e));
                 }
                 throw e;
             } finally {
@@ -1180,6 +1180,23 @@ public final class Wal implements AutoCloseable {
 
     /** Under the write lock: seals the current segment and starts the next one. */
     private void roll() throws IOException {
+        try {
+            rollOnce();
+        } catch (RuntimeException | Error e) {
+            // Failing otherwise (a Vfs outside its contract, an Error in the new segment's zero fill), it may have
+            // sealed the old segment and left it current: the log fails as for an IOException, so that the next
+            // append repairs it rather than add records past the seal (recovery refuses data after a seal).
+            fail("start a new segment of", asIOException(e));
+            throw e;
+        }
+    }
+
+    /** A failure other than an IOException, as the IOException the log's failure records. */
+    private static IOException asIOException(Throwable e) {
+        return e instanceof UncheckedIOException u ? u.getCause() : new IOException(e);
+    }
+
+    private void rollOnce() throws IOException {
         SegmentWriter old = current;
         // Ends with an fsync: the old segment is complete on disk before its successor exists. It first waits for a
         // group commit's fsync of the segment that is still running (the leader fsyncs without this lock) and

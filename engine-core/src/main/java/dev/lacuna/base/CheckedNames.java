@@ -22,6 +22,12 @@ import java.util.Set;
  * that it is only read (the item wraps it unmodifiable), so it is safe to share between threads once
  * published as an item's final field.
  *
+ * <p>A value may be left encoded ({@link #putNextDeferred}) and made when it is first read: a query page decodes
+ * every item it returns, and its reader mostly looks at a few attributes of each. The bytes were checked when
+ * the item was decoded, so making the value cannot fail. That first read writes the value into its slot, the
+ * one write after the map is published: two threads reading it at once each make an equal, immutable value
+ * and either may be kept, and a thread that sees a value sees it whole (its fields are final).
+ *
  * @param <V> the attribute value type ({@code dev.lacuna.AttributeValue}; generic so that this base package
  *            does not depend on the API package)
  */
@@ -41,6 +47,12 @@ public final class CheckedNames<V> extends AbstractMap<String, V> {
      * ({@link #CheckedNames(Shape)}, {@link #shareNames}): they are then never written, and a put copies them first.
      */
     private boolean namesShared;
+    /** Makes the values left encoded, or null if none is. */
+    private Deferred<V> decoder;
+    /** The encoded item the values left encoded are in, or null if none is. */
+    private byte[] source;
+    /** Offset and length in {@link #source} of each value left encoded (its slot in {@link #values} is null). */
+    private int[] deferred;
 
     /** An empty map sized for {@code expected} attributes; the caller checks each name it puts. */
     public CheckedNames(int expected) {
@@ -113,6 +125,35 @@ public final class CheckedNames<V> extends AbstractMap<String, V> {
     /** Sets the value of the next name of the adopted shape ({@link #CheckedNames(Shape)}). */
     public void putNext(V value) {
         values[size++] = value;
+    }
+
+    /**
+     * Leaves the value of the next name of the adopted shape encoded, as {@code source[offset, offset + length)}:
+     * {@code decoder} makes it when it is first read. The caller has checked those bytes, so decoding them cannot
+     * fail, and no one changes them. Every value left encoded in one map is in the same {@code source}.
+     */
+    public void putNextDeferred(Deferred<V> decoder, byte[] source, int offset, int length) {
+        if (deferred == null) {
+            deferred = new int[2 * values.length];
+            this.decoder = decoder;
+            this.source = source;
+        } else if (decoder != this.decoder || source != this.source) {
+            throw new IllegalArgumentException("every value left encoded in one map is in one source, one decoder");
+        }
+        deferred[2 * size] = offset;
+        deferred[2 * size + 1] = length;
+        size++;
+    }
+
+    /**
+     * Makes a value left encoded ({@link #putNextDeferred}) from its bytes, which were checked when they were put.
+     *
+     * @param <V> the value type
+     */
+    @FunctionalInterface
+    public interface Deferred<V> {
+        /** The value encoded in {@code source[offset, offset + length)}. */
+        V decode(byte[] source, int offset, int length);
     }
 
     /** Leaves the adopted shape: the names put so far stay, and the next ones are {@link #put} as usual. */
@@ -209,7 +250,15 @@ public final class CheckedNames<V> extends AbstractMap<String, V> {
 
     @SuppressWarnings("unchecked")
     private V value(int at) {
-        return (V) values[at];
+        Object v = values[at];
+        return (V) (v != null ? v : decodeDeferred(at));
+    }
+
+    /** Makes the value left encoded at {@code at} and keeps it (see the class comment on threads). */
+    private V decodeDeferred(int at) {
+        V v = decoder.decode(source, deferred[2 * at], deferred[2 * at + 1]);
+        values[at] = v;
+        return v;
     }
 
     /** The position of {@code name}, whose hash is {@code h}, or -1. */

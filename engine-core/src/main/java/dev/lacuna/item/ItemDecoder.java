@@ -4,7 +4,11 @@ import dev.lacuna.AttributeValue;
 import dev.lacuna.Item;
 import dev.lacuna.ValidationException;
 import dev.lacuna.base.CheckedNames;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.math.BigDecimal;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -24,6 +28,7 @@ import java.util.Set;
  * {@code ItemCodecTest} holds the two to the same figure on random items.
  */
 final class ItemDecoder {
+    private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
     private final ByteIn in;
     /** Names decoded before, by their bytes, or null. */
     private final NameCache names;
@@ -77,7 +82,7 @@ final class ItemDecoder {
             size += nameBytes;
             if (onShape) {
                 if (name == shape.name(i)) {
-                    attributes.putNext(readAttribute(i));
+                    readOnShape(attributes, i);
                     continue;
                 }
                 onShape = false;
@@ -101,6 +106,61 @@ final class ItemDecoder {
         }
     }
 
+    /**
+     * Puts the value of attribute {@code i} of an item on the last one's shape. A string whose position varies
+     * from item to item (an id, a title, a timestamp) and which is ASCII is checked and left encoded, to be made
+     * when it is read: a page's reader mostly reads a few attributes of each item, and a string is a copy, a
+     * {@code String} and a value. An ASCII string is valid UTF-8 and well-formed Unicode, so making it later cannot
+     * fail; anything else is decoded now, so that damaged bytes are found here as before.
+     */
+    private void readOnShape(CheckedNames<AttributeValue> attributes, int i) {
+        if (in.peek() != ItemCodec.TAG_S || !names.varies(i)) {
+            attributes.putNext(readAttribute(i));
+            return;
+        }
+        in.u8();
+        int bytes = in.length("string length", 1);
+        size += bytes;
+        int at = in.skip(bytes);
+        byte[] b = in.array();
+        if (ascii(b, at, bytes)) {
+            attributes.putNextDeferred(ASCII_STRING, b, at, bytes);
+        } else {
+            attributes.putNext(stringValue(b, at, bytes));
+        }
+    }
+
+    /** Makes a string value left encoded: bytes {@link #ascii} checked, which are their own Latin-1 characters. */
+    private static final CheckedNames.Deferred<AttributeValue> ASCII_STRING =
+            (b, offset, n) -> new AttributeValue.S(new String(b, offset, n, StandardCharsets.ISO_8859_1));
+
+    /** Whether {@code b[offset, offset + n)} are all below 0x80: 8 at a time, the last 8 overlapping. */
+    static boolean ascii(byte[] b, int offset, int n) {
+        if (n >= 8) {
+            long or = 0;
+            int last = offset + n - 8;
+            for (int j = offset; j < last; j += 8) {
+                or |= (long) LONGS.get(b, j);
+            }
+            return ((or | (long) LONGS.get(b, last)) & 0x8080808080808080L) == 0;
+        }
+        int or = 0;
+        for (int j = offset; j < offset + n; j++) {
+            or |= b[j];
+        }
+        return or >= 0;
+    }
+
+    /** A string value of {@code n} bytes at {@code at}, decoded strictly. */
+    private AttributeValue stringValue(byte[] b, int at, int n) {
+        String string = in.utf8(b, at, n, at);
+        try {
+            return new AttributeValue.S(string);
+        } catch (ValidationException e) {
+            throw in.corrupt(at, "invalid value: " + e.getMessage()); // as readValue reports it
+        }
+    }
+
     /** The value of attribute {@code i}: a string the last item had there too is taken from the cache. */
     private AttributeValue readAttribute(int i) {
         if (names == null || in.peek() != ItemCodec.TAG_S) {
@@ -113,12 +173,7 @@ final class ItemDecoder {
         byte[] b = in.array();
         AttributeValue value = names.value(i, b, at, bytes);
         if (value == null) {
-            String string = in.utf8(b, at, bytes, at);
-            try {
-                value = new AttributeValue.S(string);
-            } catch (ValidationException e) {
-                throw in.corrupt(at, "invalid value: " + e.getMessage()); // as readValue reports it
-            }
+            value = stringValue(b, at, bytes);
             names.putValue(i, b, at, bytes, value);
         }
         return value;

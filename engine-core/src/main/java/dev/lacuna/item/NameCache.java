@@ -115,6 +115,11 @@ public final class NameCache {
         values[i] = value;
     }
 
+    /** Whether no string value is kept for position {@code i}: it differed from item to item, or is past the slots. */
+    boolean varies(int i) {
+        return i >= SLOTS || (varying & 1 << i) != 0;
+    }
+
     /** The names of the last item decoded, or null. */
     CheckedNames.Shape shape() {
         return shape;

@@ -105,6 +105,88 @@ class CheckedNamesTest {
         }
     }
 
+    @Test
+    void shouldMakeAValueLeftEncodedOnItsFirstReadOnlyAndActAsTheMapOfTheMadeValues() {
+        CheckedNames<String> first = new CheckedNames<>(4);
+        for (String name : List.of("a", "b", "c", "d")) {
+            first.put(name, "first-" + name);
+        }
+        byte[] source = "xxBBBBDDDD".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+        List<String> made = new ArrayList<>();
+        CheckedNames.Deferred<String> decoder = (b, offset, length) -> {
+            String v = new String(b, offset, length, java.nio.charset.StandardCharsets.US_ASCII);
+            made.add(v);
+            return v;
+        };
+        CheckedNames<String> next = new CheckedNames<>(first.shareNames());
+        next.putNext("A");
+        next.putNextDeferred(decoder, source, 2, 4);
+        next.putNext("C");
+        next.putNextDeferred(decoder, source, 6, 4);
+        assertThat(made).isEmpty(); // nothing made until read
+        assertThat(next.get("b")).isEqualTo("BBBB");
+        assertThat(made).containsExactly("BBBB");
+        assertThat(next.get("b")).isSameAs(next.get("b")); // kept, not made again
+        assertThat(made).containsExactly("BBBB");
+        LinkedHashMap<String, String> expected = new LinkedHashMap<>();
+        expected.put("a", "A");
+        expected.put("b", "BBBB");
+        expected.put("c", "C");
+        expected.put("d", "DDDD");
+        assertThat(next).isEqualTo(expected); // iterating makes the rest
+        assertThat(made).containsExactly("BBBB", "DDDD");
+        assertThat(next.hashCode()).isEqualTo(expected.hashCode());
+        assertThat(next.toString()).isEqualTo(expected.toString());
+        // leaving the shape keeps what was left encoded
+        CheckedNames<String> left = new CheckedNames<>(first.shareNames());
+        left.putNextDeferred(decoder, source, 2, 2);
+        left.leaveShape();
+        left.put("z", "Z");
+        assertThat(left).containsExactly(Map.entry("a", "BB"), Map.entry("z", "Z"));
+        // one source and one decoder per map
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> left.putNextDeferred(decoder, new byte[4], 0, 1))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void shouldGiveThreadsReadingAValueLeftEncodedAtOnceEqualValues() throws Exception {
+        CheckedNames<Integer> first = new CheckedNames<>(64);
+        for (int i = 0; i < 64; i++) {
+            first.put("attr" + i, i);
+        }
+        CheckedNames.Shape shape = first.shareNames();
+        byte[] source = new byte[64];
+        for (int i = 0; i < 64; i++) {
+            source[i] = (byte) i;
+        }
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(4);
+        try {
+            for (int round = 0; round < 200; round++) {
+                CheckedNames<Integer> map = new CheckedNames<>(shape);
+                for (int i = 0; i < 64; i++) {
+                    map.putNextDeferred((b, offset, length) -> (int) b[offset], source, i, 1);
+                }
+                java.util.concurrent.CountDownLatch go = new java.util.concurrent.CountDownLatch(1);
+                List<java.util.concurrent.Future<List<Integer>>> reads = new ArrayList<>();
+                for (int t = 0; t < 4; t++) {
+                    reads.add(pool.submit(() -> {
+                        go.await();
+                        return new ArrayList<>(map.values());
+                    }));
+                }
+                go.countDown();
+                for (java.util.concurrent.Future<List<Integer>> read : reads) {
+                    List<Integer> values = read.get(1, java.util.concurrent.TimeUnit.MINUTES);
+                    for (int i = 0; i < 64; i++) {
+                        assertThat(values.get(i)).isEqualTo(i);
+                    }
+                }
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
     /** Names of twelve characters built of "Aa" and "BB", which hash alike: all of them share one hash. */
     private static String collidingName(int i) {
         StringBuilder sb = new StringBuilder();

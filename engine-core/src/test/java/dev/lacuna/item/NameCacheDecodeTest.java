@@ -193,4 +193,76 @@ class NameCacheDecodeTest {
         assertThatThrownBy(() -> ItemCodec.decodeSized(malformed, names)).hasMessageContaining("malformed UTF-8");
         assertThatThrownBy(() -> ItemCodec.decodeSized(malformed, names)).hasMessageContaining("malformed UTF-8");
     }
+
+    @Test
+    void shouldMakeAPagesVaryingStringsAsDecodingWithoutACacheDoesWhateverIsReadFirst() {
+        // one shape, strings that vary from item to item (ASCII of every length up to 40 and empty, non-ASCII,
+        // past the cache's slots), read in a different way for each item: the same item as without a cache
+        java.util.Random random = new java.util.Random(40);
+        NameCache names = new NameCache();
+        for (int i = 0; i < 300; i++) {
+            Item.Builder b = Item.builder();
+            for (int a = 0; a < NameCache.SLOTS + 4; a++) {
+                int length = random.nextInt(41);
+                StringBuilder v = new StringBuilder();
+                for (int c = 0; c < length; c++) {
+                    v.append(a % 7 == 3 && c == length / 2 ? 'é' : (char) (' ' + random.nextInt(95)));
+                }
+                b.s("attr" + a, v.toString());
+            }
+            Item item = b.n("n", i).build();
+            Item decoded = ItemCodec.decodeSized(ItemCodec.encode(item), names).item();
+            switch (i % 4) {
+                case 0 -> assertThat(decoded.toString()).isEqualTo(item.toString());
+                case 1 -> assertThat(decoded).isEqualTo(item);
+                case 2 -> {
+                    for (String name : item.attributes().keySet()) {
+                        assertThat(decoded.get(name)).as("item %d, %s", i, name).isEqualTo(item.get(name));
+                    }
+                }
+                default -> assertThat(decoded.hashCode()).isEqualTo(item.hashCode());
+            }
+            assertThat(decoded).isEqualTo(item);
+            assertThat(ItemCodec.encode(decoded)).isEqualTo(ItemCodec.encode(item));
+        }
+    }
+
+    @Test
+    void shouldMakeAVaryingAsciiStringWhenItIsReadFromTheBytesItWasDecodedFrom() {
+        // White box: the third item of a shape leaves its varying ASCII strings encoded and makes each from its
+        // bytes when read (which is why a page's bytes must not change once decoded): changing a byte after
+        // decoding shows in the string read afterwards, and not in one read before.
+        NameCache names = new NameCache();
+        for (int i = 0; i < 2; i++) {
+            ItemCodec.decodeSized(ItemCodec.encode(Item.builder().s("pk", "TICKET#" + i).s("t", "title " + i)
+                    .build()), names);
+        }
+        byte[] bytes = ItemCodec.encode(Item.builder().s("pk", "TICKET#2").s("t", "title 2").build());
+        Item third = ItemCodec.decodeSized(bytes, names).item();
+        assertThat(third.getString("pk")).isEqualTo("TICKET#2");
+        int at = new String(bytes, java.nio.charset.StandardCharsets.ISO_8859_1).indexOf("title 2");
+        bytes[at] = 'T';
+        bytes[at + 6] = '3';
+        assertThat(third.getString("t")).isEqualTo("Title 3");
+        bytes[new String(bytes, java.nio.charset.StandardCharsets.ISO_8859_1).indexOf("TICKET#2")] = 'X'; // read already
+        assertThat(third.getString("pk")).isEqualTo("TICKET#2");
+    }
+
+    @Test
+    void shouldStillRefuseAVaryingStringOfMalformedUtf8WhenTheItemIsDecoded() {
+        NameCache names = new NameCache();
+        for (String v : List.of("ab", "cd", "ef")) {
+            ItemCodec.decodeSized(ItemCodec.encode(Item.builder().s("a", v).s("b", v).build()), names);
+        }
+        // a: "\u00e9" as C3 A9; then the same with A9 made 28, which is no UTF-8 continuation byte
+        byte[] bytes = ItemCodec.encode(Item.builder().s("a", "é").s("b", "gh").build());
+        assertThat(ItemCodec.decodeSized(bytes.clone(), names).item().getString("a")).isEqualTo("é");
+        int at = new String(bytes, java.nio.charset.StandardCharsets.ISO_8859_1).indexOf('\u00c3');
+        bytes[at + 1] = 0x28;
+        assertThatThrownBy(() -> ItemCodec.decodeSized(bytes, names))
+                .isInstanceOfSatisfying(CorruptionException.class, e -> {
+                    assertThat(e.offset()).isEqualTo(at);
+                    assertThat(e.getMessage()).contains("malformed UTF-8");
+                });
+    }
 }

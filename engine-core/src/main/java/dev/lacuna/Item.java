@@ -28,7 +28,8 @@ public final class Item {
 
     /** @param attributes a map no one else holds; the item never changes it */
     private Item(Map<String, AttributeValue> attributes) {
-        this.attributes = Collections.unmodifiableMap(attributes);
+        this.attributes = attributes instanceof CheckedNames<AttributeValue> decoded ? decoded.freeze()
+                : Collections.unmodifiableMap(attributes);
     }
 
     /** The item without attributes. */

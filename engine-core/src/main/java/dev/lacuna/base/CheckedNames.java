@@ -47,11 +47,13 @@ public final class CheckedNames<V> extends AbstractMap<String, V> {
      * ({@link #CheckedNames(Shape)}, {@link #shareNames}): they are then never written, and a put copies them first.
      */
     private boolean namesShared;
+    /** Whether the map was handed to its item ({@link #freeze}): every change then throws. */
+    private boolean frozen;
     /** Makes the values left encoded, or null if none is. */
     private Deferred<V> decoder;
     /** The encoded item the values left encoded are in, or null if none is. */
     private byte[] source;
-    /** Offset and length in {@link #source} of each value left encoded (its slot in {@link #values} is null). */
+    /** Offset in {@link #source} of each value left encoded (its slot in {@link #values} is null). */
     private int[] deferred;
 
     /** An empty map sized for {@code expected} attributes; the caller checks each name it puts. */
@@ -68,6 +70,7 @@ public final class CheckedNames<V> extends AbstractMap<String, V> {
      */
     @Override
     public V put(String name, V value) {
+        requireOpen();
         if (namesShared) {
             unshare();
         }
@@ -124,25 +127,25 @@ public final class CheckedNames<V> extends AbstractMap<String, V> {
 
     /** Sets the value of the next name of the adopted shape ({@link #CheckedNames(Shape)}). */
     public void putNext(V value) {
+        requireOpen();
         values[size++] = value;
     }
 
     /**
-     * Leaves the value of the next name of the adopted shape encoded, as {@code source[offset, offset + length)}:
-     * {@code decoder} makes it when it is first read. The caller has checked those bytes, so decoding them cannot
-     * fail, and no one changes them. Every value left encoded in one map is in the same {@code source}.
+     * Leaves the value of the next name of the adopted shape encoded at {@code source[offset]}: {@code decoder}
+     * makes it when it is first read. The caller has checked those bytes, so decoding them cannot fail, and no
+     * one changes them. Every value left encoded in one map is in the same {@code source}.
      */
-    public void putNextDeferred(Deferred<V> decoder, byte[] source, int offset, int length) {
+    public void putNextDeferred(Deferred<V> decoder, byte[] source, int offset) {
+        requireOpen();
         if (deferred == null) {
-            deferred = new int[2 * values.length];
+            deferred = new int[values.length];
             this.decoder = decoder;
             this.source = source;
         } else if (decoder != this.decoder || source != this.source) {
             throw new IllegalArgumentException("every value left encoded in one map is in one source, one decoder");
         }
-        deferred[2 * size] = offset;
-        deferred[2 * size + 1] = length;
-        size++;
+        deferred[size++] = offset;
     }
 
     /**
@@ -152,13 +155,104 @@ public final class CheckedNames<V> extends AbstractMap<String, V> {
      */
     @FunctionalInterface
     public interface Deferred<V> {
-        /** The value encoded in {@code source[offset, offset + length)}. */
-        V decode(byte[] source, int offset, int length);
+        /** The value encoded at {@code source[offset]}. */
+        V decode(byte[] source, int offset);
     }
 
     /** Leaves the adopted shape: the names put so far stay, and the next ones are {@link #put} as usual. */
     public void leaveShape() {
+        requireOpen();
         unshare();
+    }
+
+    /**
+     * Makes this map unmodifiable, as {@code Collections.unmodifiableMap} would make a view of it, and returns it:
+     * an item holds its decoded map itself, with no wrapper to allocate per item and to pass through per read.
+     * Every method that could change the map throws {@link UnsupportedOperationException} from now on.
+     */
+    public CheckedNames<V> freeze() {
+        frozen = true;
+        return this;
+    }
+
+    private void requireOpen() {
+        if (frozen) {
+            throw new UnsupportedOperationException("an item's attributes cannot be changed");
+        }
+    }
+
+    @Override
+    public V remove(Object key) {
+        requireOpen();
+        return super.remove(key);
+    }
+
+    @Override
+    public void clear() {
+        requireOpen();
+        super.clear();
+    }
+
+    @Override
+    public void putAll(java.util.Map<? extends String, ? extends V> m) {
+        requireOpen();
+        super.putAll(m);
+    }
+
+    @Override
+    public V putIfAbsent(String key, V value) {
+        requireOpen();
+        return super.putIfAbsent(key, value);
+    }
+
+    @Override
+    public boolean remove(Object key, Object value) {
+        requireOpen();
+        return super.remove(key, value);
+    }
+
+    @Override
+    public boolean replace(String key, V oldValue, V newValue) {
+        requireOpen();
+        return super.replace(key, oldValue, newValue);
+    }
+
+    @Override
+    public V replace(String key, V value) {
+        requireOpen();
+        return super.replace(key, value);
+    }
+
+    @Override
+    public void replaceAll(java.util.function.BiFunction<? super String, ? super V, ? extends V> function) {
+        requireOpen();
+        super.replaceAll(function);
+    }
+
+    @Override
+    public V computeIfAbsent(String key, java.util.function.Function<? super String, ? extends V> function) {
+        requireOpen();
+        return super.computeIfAbsent(key, function);
+    }
+
+    @Override
+    public V computeIfPresent(String key,
+                              java.util.function.BiFunction<? super String, ? super V, ? extends V> function) {
+        requireOpen();
+        return super.computeIfPresent(key, function);
+    }
+
+    @Override
+    public V compute(String key, java.util.function.BiFunction<? super String, ? super V, ? extends V> function) {
+        requireOpen();
+        return super.compute(key, function);
+    }
+
+    @Override
+    public V merge(String key, V value,
+                   java.util.function.BiFunction<? super V, ? super V, ? extends V> function) {
+        requireOpen();
+        return super.merge(key, value, function);
     }
 
     private void unshare() {
@@ -256,7 +350,7 @@ public final class CheckedNames<V> extends AbstractMap<String, V> {
 
     /** Makes the value left encoded at {@code at} and keeps it (see the class comment on threads). */
     private V decodeDeferred(int at) {
-        V v = decoder.decode(source, deferred[2 * at], deferred[2 * at + 1]);
+        V v = decoder.decode(source, deferred[at]);
         values[at] = v;
         return v;
     }

@@ -4,6 +4,7 @@ import dev.lacuna.AttributeValue;
 import dev.lacuna.Item;
 import dev.lacuna.ValidationException;
 import dev.lacuna.base.CheckedNames;
+import dev.lacuna.base.Varints;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.math.BigDecimal;
@@ -108,13 +109,28 @@ final class ItemDecoder {
 
     /**
      * Puts the value of attribute {@code i} of an item on the last one's shape. A string whose position varies
-     * from item to item (an id, a title, a timestamp) and which is ASCII is checked and left encoded, to be made
-     * when it is read: a page's reader mostly reads a few attributes of each item, and a string is a copy, a
-     * {@code String} and a value. An ASCII string is valid UTF-8 and well-formed Unicode, so making it later cannot
-     * fail; anything else is decoded now, so that damaged bytes are found here as before.
+     * from item to item (an id, a title, a timestamp) and which is ASCII, and a number other than zero, are checked
+     * and left encoded, to be made when read: a page's reader mostly reads a few attributes of each item, and a
+     * string is a copy, a {@code String} and a value, a number a {@code BigDecimal} and a value. An ASCII string
+     * is valid UTF-8 and well-formed Unicode, and a number {@link NumberEncoding#skip} accepts decodes, so making
+     * either later cannot fail; anything else is decoded now, so that damaged bytes are found here as before.
      */
     private void readOnShape(CheckedNames<AttributeValue> attributes, int i) {
-        if (in.peek() != ItemCodec.TAG_S || !names.varies(i)) {
+        int tagAt = in.position();
+        int tag = in.peek();
+        if (tag == ItemCodec.TAG_N) {
+            in.u8();
+            int at = in.position();
+            if (NumberEncoding.skip(in)) {
+                size++;
+                attributes.putNext(ZERO);
+            } else {
+                size += in.position() - at - 1; // as number() counts it
+                attributes.putNextDeferred(LEFT_ENCODED, in.array(), tagAt);
+            }
+            return;
+        }
+        if (tag != ItemCodec.TAG_S || !names.varies(i)) {
             attributes.putNext(readAttribute(i));
             return;
         }
@@ -124,15 +140,27 @@ final class ItemDecoder {
         int at = in.skip(bytes);
         byte[] b = in.array();
         if (ascii(b, at, bytes)) {
-            attributes.putNextDeferred(ASCII_STRING, b, at, bytes);
+            attributes.putNextDeferred(LEFT_ENCODED, b, tagAt);
         } else {
             attributes.putNext(stringValue(b, at, bytes));
         }
     }
 
-    /** Makes a string value left encoded: bytes {@link #ascii} checked, which are their own Latin-1 characters. */
-    private static final CheckedNames.Deferred<AttributeValue> ASCII_STRING =
-            (b, offset, n) -> new AttributeValue.S(new String(b, offset, n, StandardCharsets.ISO_8859_1));
+    /**
+     * Makes a value left encoded from its type byte on: a string from its length (a varint32 read once already)
+     * and its bytes, which {@link #ascii} checked and which are their own Latin-1 characters; a number from its
+     * encoding, which {@link NumberEncoding#skip} checked.
+     */
+    private static final CheckedNames.Deferred<AttributeValue> LEFT_ENCODED = (b, offset) -> {
+        if (b[offset] == ItemCodec.TAG_N) {
+            return new AttributeValue.N(NumberEncoding.decode(
+                    new ByteIn(b, offset + 1, b.length - offset - 1, ItemCodec.UNKNOWN_FILE, 0)));
+        }
+        long r = Varints.decode32(b, offset + 1, b.length);
+        return new AttributeValue.S(new String(b, (int) (r >>> 32), (int) r, StandardCharsets.ISO_8859_1));
+    };
+
+    private static final AttributeValue ZERO = new AttributeValue.N(BigDecimal.ZERO);
 
     /** Whether {@code b[offset, offset + n)} are all below 0x80: 8 at a time, the last 8 overlapping. */
     static boolean ascii(byte[] b, int offset, int n) {

@@ -74,6 +74,47 @@ final class NumberEncoding {
     }
 
     /**
+     * Checks one encoded number starting at the sign byte as {@link #decode} would, and steps over it without
+     * making its value: it throws exactly where and as {@link #decode} throws, and accepts exactly what it
+     * accepts (NumberEncodingTest holds the two together), so a value checked here and decoded later cannot fail.
+     * Every exponent byte is in DynamoDB's range, so the value is a valid {@code AttributeValue.N} too.
+     *
+     * @return whether the number is zero
+     */
+    static boolean skip(ByteIn in) {
+        int tagAt = in.position();
+        int tag = in.u8();
+        if (tag == TAG_ZERO) {
+            return true;
+        }
+        if (tag != TAG_NEGATIVE && tag != TAG_POSITIVE) {
+            throw in.corrupt(tagAt, "unknown number sign byte 0x" + Integer.toHexString(tag));
+        }
+        int mask = tag == TAG_NEGATIVE ? 0xFF : 0;
+        in.u8(); // the exponent: every byte is one in range
+        for (int pairs = 0; ; pairs++) {
+            int at = in.position();
+            if (pairs == MAX_PAIRS) {
+                throw in.corrupt(at, "number has more than " + MAX_DIGITS + " digits");
+            }
+            int b = in.u8() ^ mask;
+            int pair = b >>> 1;
+            if (pair > 99) {
+                throw in.corrupt(at, "number digit pair " + pair + " is above 99");
+            }
+            if (pairs == 0 && pair < 10) {
+                throw in.corrupt(at, "number has a leading zero digit");
+            }
+            if ((b & 1) == 0) {
+                if (pair == 0) {
+                    throw in.corrupt(at, "number ends with a zero digit pair");
+                }
+                return false;
+            }
+        }
+    }
+
+    /**
      * Reads one encoded number starting at the sign byte. Rejects everything {@link #encode} would not
      * write — an unknown sign byte, a pair above 99, a leading zero digit, a last pair of 00, more than
      * 38 digits — so every accepted encoding is the unique encoding of its value. A whole number of up to

@@ -111,18 +111,18 @@ class CheckedNamesTest {
         for (String name : List.of("a", "b", "c", "d")) {
             first.put(name, "first-" + name);
         }
-        byte[] source = "xxBBBBDDDD".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+        byte[] source = "xx4BBBB4DDDD2BB".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
         List<String> made = new ArrayList<>();
-        CheckedNames.Deferred<String> decoder = (b, offset, length) -> {
-            String v = new String(b, offset, length, java.nio.charset.StandardCharsets.US_ASCII);
+        CheckedNames.Deferred<String> decoder = (b, offset) -> {
+            String v = new String(b, offset + 1, b[offset] - '0', java.nio.charset.StandardCharsets.US_ASCII);
             made.add(v);
             return v;
         };
         CheckedNames<String> next = new CheckedNames<>(first.shareNames());
         next.putNext("A");
-        next.putNextDeferred(decoder, source, 2, 4);
+        next.putNextDeferred(decoder, source, 2);
         next.putNext("C");
-        next.putNextDeferred(decoder, source, 6, 4);
+        next.putNextDeferred(decoder, source, 7);
         assertThat(made).isEmpty(); // nothing made until read
         assertThat(next.get("b")).isEqualTo("BBBB");
         assertThat(made).containsExactly("BBBB");
@@ -139,12 +139,12 @@ class CheckedNamesTest {
         assertThat(next.toString()).isEqualTo(expected.toString());
         // leaving the shape keeps what was left encoded
         CheckedNames<String> left = new CheckedNames<>(first.shareNames());
-        left.putNextDeferred(decoder, source, 2, 2);
+        left.putNextDeferred(decoder, source, 12);
         left.leaveShape();
         left.put("z", "Z");
         assertThat(left).containsExactly(Map.entry("a", "BB"), Map.entry("z", "Z"));
         // one source and one decoder per map
-        org.assertj.core.api.Assertions.assertThatThrownBy(() -> left.putNextDeferred(decoder, new byte[4], 0, 1))
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> left.putNextDeferred(decoder, new byte[4], 0))
                 .isInstanceOf(IllegalArgumentException.class);
     }
 
@@ -164,7 +164,7 @@ class CheckedNamesTest {
             for (int round = 0; round < 200; round++) {
                 CheckedNames<Integer> map = new CheckedNames<>(shape);
                 for (int i = 0; i < 64; i++) {
-                    map.putNextDeferred((b, offset, length) -> (int) b[offset], source, i, 1);
+                    map.putNextDeferred((b, offset) -> (int) b[offset], source, i);
                 }
                 java.util.concurrent.CountDownLatch go = new java.util.concurrent.CountDownLatch(1);
                 List<java.util.concurrent.Future<List<Integer>>> reads = new ArrayList<>();

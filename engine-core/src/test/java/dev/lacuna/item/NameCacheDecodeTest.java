@@ -210,7 +210,8 @@ class NameCacheDecodeTest {
                 }
                 b.s("attr" + a, v.toString());
             }
-            Item item = b.n("n", i).build();
+            b.n("big", new java.math.BigDecimal(random.nextLong()).scaleByPowerOfTen(random.nextInt(40) - 20));
+            Item item = b.n("n", i % 5 == 0 ? 0 : i).build();
             Item decoded = ItemCodec.decodeSized(ItemCodec.encode(item), names).item();
             switch (i % 4) {
                 case 0 -> assertThat(decoded.toString()).isEqualTo(item.toString());
@@ -264,5 +265,34 @@ class NameCacheDecodeTest {
                     assertThat(e.offset()).isEqualTo(at);
                     assertThat(e.getMessage()).contains("malformed UTF-8");
                 });
+    }
+
+    @Test
+    void shouldGiveDecodedItemsAttributesThatNoCallCanChange() {
+        NameCache names = new NameCache();
+        List<Item> decoded = new java.util.ArrayList<>();
+        for (int i = 0; i < 3; i++) { // the first two decode as usual, the third on the shape with a value left encoded
+            Item item = Item.builder().s("pk", "TICKET#" + i).s("t", "title " + i).build();
+            decoded.add(ItemCodec.decodeSized(ItemCodec.encode(item), names).item());
+            decoded.add(ItemCodec.decode(ItemCodec.encode(item)));
+        }
+        AttributeValue v = AttributeValue.s("x");
+        java.util.function.BiFunction<String, AttributeValue, AttributeValue> f = (k, old) -> v;
+        for (Item item : decoded) {
+            Map<String, AttributeValue> m = item.attributes();
+            List<org.assertj.core.api.ThrowableAssert.ThrowingCallable> changes = List.of(
+                    () -> m.put("x", v), () -> m.put("pk", v), () -> m.remove("pk"), () -> m.remove("absent"),
+                    m::clear, () -> m.putAll(Map.of("x", v)), () -> m.putIfAbsent("pk", v),
+                    () -> m.remove("pk", m.get("pk")), () -> m.replace("pk", v), () -> m.replace("pk", m.get("pk"), v),
+                    () -> m.replaceAll(f), () -> m.computeIfAbsent("pk", k -> v), () -> m.computeIfPresent("pk", f),
+                    () -> m.compute("pk", f), () -> m.merge("pk", v, (a, b) -> b),
+                    () -> m.keySet().remove("pk"), () -> m.values().clear(), () -> m.entrySet().clear(),
+                    () -> m.entrySet().iterator().next().setValue(v));
+            for (org.assertj.core.api.ThrowableAssert.ThrowingCallable change : changes) {
+                assertThatThrownBy(change).isInstanceOf(UnsupportedOperationException.class);
+            }
+            assertThat(item.getString("pk")).startsWith("TICKET#");
+            assertThat(item.attributes()).hasSize(2);
+        }
     }
 }

@@ -20,8 +20,8 @@ import java.util.Arrays;
  * format requires. Not thread-safe.
  */
 public abstract class BoundedReader {
-    private final byte[] bytes;
-    private final int end;
+    private byte[] bytes;
+    private int end;
     private final boolean strict;
     private int position;
 
@@ -36,6 +36,21 @@ public abstract class BoundedReader {
         this.bytes = bytes;
         this.end = end;
         this.strict = strict;
+        this.position = start;
+    }
+
+    /**
+     * Reads {@code bytes[start, end)} from now on, from {@code start}: a decoder that reads many small records
+     * one after another (a query page's items) keeps one reader rather than making one per record.
+     *
+     * @throws IndexOutOfBoundsException if {@code [start, end)} is not a range of {@code bytes}
+     */
+    protected final void reset(byte[] bytes, int start, int end) {
+        if (start < 0 || end < start || end > bytes.length) {
+            throw new IndexOutOfBoundsException("range [" + start + ", " + end + ") of " + bytes.length + " bytes");
+        }
+        this.bytes = bytes;
+        this.end = end;
         this.position = start;
     }
 

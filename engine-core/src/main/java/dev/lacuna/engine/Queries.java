@@ -547,10 +547,9 @@ final class Queries {
 
         void add(byte[] value) {
             // A corrupt value is reported as <item>: building a name from the key here would cost every read.
-            ItemCodec.Sized sized = ItemCodec.decodeSized(value, names);
-            Item item = sized.item();
+            Item item = ItemCodec.decodePageItem(value, names);
             scanned++;
-            bytes += sized.size();
+            bytes += names.lastItemSize();
             last = item;
             if (fetchAt != null) {
                 item = fetch(item);

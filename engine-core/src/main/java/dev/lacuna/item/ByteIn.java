@@ -15,7 +15,7 @@ import java.nio.charset.StandardCharsets;
  * wrong. Not thread-safe.
  */
 final class ByteIn extends BoundedReader {
-    private final int start;
+    private int start;
     private final String file;
     private final long fileOffset;
 
@@ -24,6 +24,12 @@ final class ByteIn extends BoundedReader {
         this.start = offset;
         this.file = file;
         this.fileOffset = fileOffset;
+    }
+
+    /** Reads all of {@code buf} from now on, as a new reader of it would (same file and file offset). */
+    void reset(byte[] buf) {
+        reset(buf, 0, buf.length);
+        start = 0;
     }
 
     /** {@code n} bytes of strict UTF-8 (no overlong forms, no encoded surrogates, nothing past U+10FFFF). */

@@ -95,7 +95,7 @@ public final class ItemCodec {
      * with it, counted from the lengths read rather than by walking the decoded item again.
      */
     public static Sized decodeSized(byte[] bytes) {
-        return decodeSized(bytes, null);
+        return ItemDecoder.decodeSized(new ByteIn(bytes, 0, bytes.length, UNKNOWN_FILE, 0), null);
     }
 
     /**
@@ -108,7 +108,19 @@ public final class ItemCodec {
      * @param names the names of the items decoded before by the caller's thread, or null for none
      */
     public static Sized decodeSized(byte[] bytes, NameCache names) {
-        return ItemDecoder.decodeSized(new ByteIn(bytes, 0, bytes.length, UNKNOWN_FILE, 0), names);
+        if (names == null) {
+            return decodeSized(bytes);
+        }
+        Item item = decodePageItem(bytes, names);
+        return new Sized(item, names.lastItemSize());
+    }
+
+    /**
+     * Decodes a page's item as {@link #decodeSized(byte[], NameCache)} does, with the one decoder {@code names}
+     * keeps for its reader; the item's size is then {@link NameCache#lastItemSize()}.
+     */
+    public static Item decodePageItem(byte[] bytes, NameCache names) {
+        return names.decoder().pageItem(bytes);
     }
 
     private static void writeValue(AttributeValue value, int level, String attribute, ByteOut out) {

@@ -41,6 +41,9 @@ public final class NameCache {
     /** The names of the last item decoded with this cache, for the next item of the same names, or null. */
     private CheckedNames.Shape shape;
 
+    /** The decoder of the items decoded with this cache, made at the first; null until then. */
+    private ItemDecoder decoder;
+
     /** An empty cache. */
     public NameCache() {
     }
@@ -113,6 +116,19 @@ public final class NameCache {
         }
         valueKeys[i] = Arrays.copyOfRange(b, offset, offset + n);
         values[i] = value;
+    }
+
+    /** The one decoder of the items decoded with this cache. */
+    ItemDecoder decoder() {
+        if (decoder == null) {
+            decoder = ItemDecoder.forPage(this);
+        }
+        return decoder;
+    }
+
+    /** The DynamoDB size ({@link ItemSize#of}) of the item decoded last with this cache. */
+    public long lastItemSize() {
+        return decoder == null ? 0 : decoder.size();
     }
 
     /** Whether no string value is kept for position {@code i}: it differed from item to item, or is past the slots. */

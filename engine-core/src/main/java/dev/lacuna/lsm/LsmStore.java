@@ -723,11 +723,13 @@ public final class LsmStore implements AutoCloseable {
      * end the wait (the thread's interrupt flag is set again on return). A call from a thread the close under way
      * waits for returns at once instead (a file system hook in one of the store's background threads, in the log's
      * syncer, in a write leading the log's fsync, or in a {@link #compactRange} or {@link #checkpoint} running in a
-     * caller's thread): waiting for that close would hang both.
+     * caller's thread): waiting for that close would hang both. The first call, from a thread whose work in
+     * progress the close would wait for ({@link #closeHereWaitsForItself}), throws {@link IllegalStateException}
+     * and closes nothing: it would wait for itself.
      */
     @Override
     public void close() {
-        closing.close(this::closeOnce, this::closeWaitsForCurrentThread);
+        closing.close(this::closeOnce, this::closeWaitsForCurrentThread, this::closeHereWaitsForItself);
     }
 
     /**
@@ -744,6 +746,15 @@ public final class LsmStore implements AutoCloseable {
      */
     public boolean closeWaitsForCurrentThread() {
         return db.owned.includesCurrent() || db.wal.runsOn(Thread.currentThread());
+    }
+
+    /**
+     * Whether a close started on the calling thread would wait for that very thread's work: one counted in
+     * {@link #ownedThreads} for work the close waits for ({@link OwnedThreads#closeFromCurrentWaitsForIt}), or one
+     * the log's close waits for. Such a close is refused rather than hang.
+     */
+    public boolean closeHereWaitsForItself() {
+        return db.owned.closeFromCurrentWaitsForIt() || db.wal.runsOn(Thread.currentThread());
     }
 
     private void closeOnce() {

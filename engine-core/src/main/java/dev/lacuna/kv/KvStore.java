@@ -210,9 +210,9 @@ public final class KvStore implements AutoCloseable {
      *
      * <p>Do not close the store from inside its own work: the first close, called from a thread whose work in
      * progress the close would wait for (a {@link dev.lacuna.vfs.Vfs} hook in a background flush or compaction, in
-     * a {@link #checkpoint}, {@link #compactRange}, {@link #verifyChecksums} or a write's fsync), would wait for
-     * itself; it throws {@link IllegalStateException} instead, closes nothing, and a close from another thread then
-     * closes the store as usual.
+     * a {@link #checkpoint}, {@link #compactRange}, {@link #verifyChecksums}, or a write's log append or fsync),
+     * would wait for itself; it throws {@link IllegalStateException} instead, closes nothing, and a close from
+     * another thread then closes the store as usual.
      *
      * @throws IllegalStateException if called, with no other close under way, from a thread whose work in progress
      *                               the close would wait for

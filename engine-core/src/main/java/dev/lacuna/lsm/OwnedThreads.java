@@ -43,9 +43,10 @@ public final class OwnedThreads {
     }
 
     /**
-     * Whether a close started on the calling thread would wait for that very thread: it is counted in for work the
-     * close waits for (a background job, a checkpoint, an index updater, the sweeper), not only for the body of a
-     * {@link #newCallbackThread}, which the close does not join when it runs on it.
+     * Whether a close started on the calling thread would wait for that very thread, or close the store under its
+     * work: it is counted in for the store's own work (a background job, a checkpoint, an index updater, the
+     * sweeper), not only for the body of a {@link #newCallbackThread}, which the close does not join when it runs on
+     * it.
      */
     public boolean closeFromCurrentWaitsForIt() {
         Thread t = Thread.currentThread();

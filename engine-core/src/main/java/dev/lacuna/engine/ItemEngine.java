@@ -295,8 +295,10 @@ public final class ItemEngine implements AutoCloseable {
     @Override
     public void close() {
         // A thread the close under way waits for (a stream handler's, the sweeper's, an index updater's, one of the
-        // store's, a checkpoint's in a caller's thread) calling close must not wait for that close in turn.
-        closing.close(this::closeOnce, kv::closeWaitsForCurrentThread);
+        // store's, a checkpoint's in a caller's thread) calling close must not wait for that close in turn; the
+        // first close from such a thread is refused, as it would wait for itself (a stream handler's is not: the
+        // close does not join the handler's own processor thread).
+        closing.close(this::closeOnce, kv::closeWaitsForCurrentThread, kv::closeHereWaitsForItself);
     }
 
     /**

@@ -8,6 +8,7 @@ import dev.lacuna.StreamProcessor;
 import dev.lacuna.StreamRecord;
 import dev.lacuna.TrimmedDataAccessException;
 import dev.lacuna.lsm.KvLogReader;
+import dev.lacuna.lsm.OwnedThreads;
 import dev.lacuna.storage.Durability;
 import dev.lacuna.storage.StorageIOException;
 import java.time.Duration;
@@ -79,7 +80,20 @@ final class StreamConsumerHandle implements StreamConsumer {
     }
 
     @Override
-    public synchronized StreamBatch poll(int max, Duration wait) throws InterruptedException {
+    public StreamBatch poll(int max, Duration wait) throws InterruptedException {
+        // Counted in while it runs: it holds this handle's monitor, which the database's close takes, so a close from
+        // this thread (a file system hook in the poll's log read) must not wait for a close under way in another
+        // thread, and, as the only close, is refused rather than close the log under the read.
+        OwnedThreads owned = streams.kv.ownedThreads();
+        owned.enter();
+        try {
+            return pollCounted(max, wait);
+        } finally {
+            owned.exit();
+        }
+    }
+
+    private synchronized StreamBatch pollCounted(int max, Duration wait) throws InterruptedException {
         if (max < 1) {
             throw new IllegalArgumentException("max must be at least 1: " + max);
         }
@@ -211,14 +225,22 @@ final class StreamConsumerHandle implements StreamConsumer {
     }
 
     @Override
-    public synchronized void resetToTrimHorizon() {
-        checkUsable();
-        long at = streams.reset(this);
-        position = Math.min(at, streams.kv.lastSequence());
-        pending = null;
-        if (reader != null) {
-            reader.close();
-            reader = null;
+    public void resetToTrimHorizon() {
+        OwnedThreads owned = streams.kv.ownedThreads(); // as poll: it writes the checkpoint under this monitor
+        owned.enter();
+        try {
+            synchronized (this) {
+                checkUsable();
+                long at = streams.reset(this);
+                position = Math.min(at, streams.kv.lastSequence());
+                pending = null;
+                if (reader != null) {
+                    reader.close();
+                    reader = null;
+                }
+            }
+        } finally {
+            owned.exit();
         }
     }
 

@@ -36,8 +36,11 @@ final class StreamProcessorThread implements StreamProcessor {
         this.handler = handler;
         this.batchSize = batchSize;
         // Counted in until its body ends (not when its consumer closes): a handler that closes its consumer and then
-        // the database runs on a thread the database's close joins, and must not wait for that close.
-        this.thread = owned.newThread(this::run, threadName); // a daemon: a forgotten database must not keep the JVM
+        // the database runs on a thread the database's close joins, and must not wait for that close. A callback
+        // thread: a handler's close of the database, when it is the only one, closes it (close() skips joining the
+        // calling processor, which ends once its handler returns) rather than being refused. A daemon: a forgotten
+        // database must not keep the JVM.
+        this.thread = owned.newCallbackThread(this::run, threadName);
     }
 
     void begin() {

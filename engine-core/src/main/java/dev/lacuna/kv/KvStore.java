@@ -207,6 +207,15 @@ public final class KvStore implements AutoCloseable {
      * close ended has no effect. An interrupt does not end the wait; the thread's interrupt flag is set again when the
      * call returns. A call from a thread the close under way waits for (a {@link dev.lacuna.vfs.Vfs} hook in one of
      * the store's own threads, or in a {@link #checkpoint} running in a caller's thread) returns at once instead.
+     *
+     * <p>Do not close the store from inside its own work: the first close, called from a thread whose work in
+     * progress the close would wait for (a {@link dev.lacuna.vfs.Vfs} hook in a background flush or compaction, in
+     * a {@link #checkpoint}, {@link #compactRange}, {@link #verifyChecksums}, or a write's log append or fsync),
+     * would wait for itself; it throws {@link IllegalStateException} instead, closes nothing, and a close from
+     * another thread then closes the store as usual.
+     *
+     * @throws IllegalStateException if called, with no other close under way, from a thread whose work in progress
+     *                               the close would wait for
      */
     @Override
     public void close() {

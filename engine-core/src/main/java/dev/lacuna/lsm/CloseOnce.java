@@ -35,17 +35,33 @@ public final class CloseOnce {
      * nested in the close) returns at once, as does one for which {@code mustNotWait} answers true: a thread the
      * close itself waits for (one counted in the store's {@link OwnedThreads}), which would otherwise wait forever.
      *
-     * @param mustNotWait asked, in the calling thread, only if a close is under way in another thread
+     * <p>The first call, made from a thread for which {@code waitsForCaller} answers true (a file system hook in a
+     * background job, a checkpoint or the log's fsync), is refused: its close would wait for the work running on its
+     * own thread, that is for itself, for good, and every later call behind it. Nothing is closed then, and a call
+     * from another thread closes as usual.
+     *
+     * @param mustNotWait    asked, in the calling thread, only if a close is under way in another thread
+     * @param waitsForCaller whether {@code close}, run in the calling thread, would wait for that very thread
+     * @throws IllegalStateException if no close is under way and {@code waitsForCaller} answers true
      */
-    public void close(Runnable close, BooleanSupplier mustNotWait) {
+    public void close(Runnable close, BooleanSupplier mustNotWait, BooleanSupplier waitsForCaller) {
+        Thread me = Thread.currentThread();
+        // Asked first, outside this monitor (it may take other locks: the log's syncer's); only the calling thread
+        // changes its own answer, so it holds for the whole call.
+        boolean refuse = waitsForCaller.getAsBoolean();
         boolean underWay;
         synchronized (this) {
-            if (ended || closer == Thread.currentThread()) {
+            if (ended || closer == me) {
                 return;
             }
             underWay = closer != null;
             if (!underWay) {
-                closer = Thread.currentThread();
+                if (refuse) {
+                    throw new IllegalStateException("close() of " + what + " was called from a thread it runs on ("
+                            + me.getName() + ") while that thread's work is in progress, which the close would wait"
+                            + " for; nothing was closed: call close from another thread");
+                }
+                closer = me;
             }
         }
         if (underWay) {

@@ -722,12 +722,14 @@ public final class LsmStore implements AutoCloseable {
      * not be durable, nor the directory released). A call after the close ended has no effect. An interrupt does not
      * end the wait (the thread's interrupt flag is set again on return). A call from a thread the close under way
      * waits for returns at once instead (a file system hook in one of the store's background threads, in the log's
-     * syncer, in a write leading the log's fsync, or in a {@link #compactRange} or {@link #checkpoint} running in a
-     * caller's thread): waiting for that close would hang both.
+     * syncer, in a write's log append under the commit lock or leading the log's fsync, or in a {@link #compactRange}
+     * or {@link #checkpoint} running in a caller's thread): waiting for that close would hang both. The first call,
+     * from a thread whose work in progress the close would wait for ({@link #closeHereWaitsForItself}), throws
+     * {@link IllegalStateException} and closes nothing: it would wait for itself.
      */
     @Override
     public void close() {
-        closing.close(this::closeOnce, this::closeWaitsForCurrentThread);
+        closing.close(this::closeOnce, this::closeWaitsForCurrentThread, this::closeHereWaitsForItself);
     }
 
     /**
@@ -739,11 +741,26 @@ public final class LsmStore implements AutoCloseable {
     }
 
     /**
-     * Whether a close under way may be waiting for the calling thread: one counted in {@link #ownedThreads}, or one
-     * the log's close waits for ({@link dev.lacuna.wal.Wal#runsOn}: its syncer, a write leading its fsync).
+     * Whether a close under way may be waiting for the calling thread: one counted in {@link #ownedThreads}, one
+     * the log's close waits for ({@link dev.lacuna.wal.Wal#runsOn}: its syncer, a write leading its fsync), or one
+     * holding the commit lock, which the close takes first (a writer whose log append, a roll, runs a hook).
      */
     public boolean closeWaitsForCurrentThread() {
-        return db.owned.includesCurrent() || db.wal.runsOn(Thread.currentThread());
+        return db.owned.includesCurrent() || holdsTheCommitLockOrRunsTheLog();
+    }
+
+    /**
+     * Whether a close started on the calling thread would wait for that very thread's work: one counted in
+     * {@link #ownedThreads} for work the close waits for ({@link OwnedThreads#closeFromCurrentWaitsForIt}), one
+     * the log's close waits for, or one holding the commit lock (the close would take it again and close the log
+     * under that thread's append). Such a close is refused rather than hang.
+     */
+    public boolean closeHereWaitsForItself() {
+        return db.owned.closeFromCurrentWaitsForIt() || holdsTheCommitLockOrRunsTheLog();
+    }
+
+    private boolean holdsTheCommitLockOrRunsTheLog() {
+        return db.commitLock.isHeldByCurrentThread() || db.wal.runsOn(Thread.currentThread());
     }
 
     private void closeOnce() {

@@ -1,6 +1,7 @@
 package dev.lacuna.lsm;
 
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -12,12 +13,19 @@ import java.util.concurrent.ConcurrentHashMap;
  * body ends, not when whatever started it is closed: a stream handler that closes its consumer and then the database
  * still runs on a thread the close joins.
  *
+ * <p>The only close, made from a counted thread, would wait for that thread's own work: it is refused instead
+ * ({@link #closeFromCurrentWaitsForIt}). A thread made by {@link #newCallbackThread} (a stream processor, which runs a
+ * user's handler) is the exception while it runs nothing else: the close skips joining it, and it ends once its
+ * handler returns.
+ *
  * <p>One set per store, shared by the item engine over it. Public for {@code dev.lacuna.engine}; the package is not
  * exported.
  */
 public final class OwnedThreads {
     /** Each thread counted in, with how many times (work may nest: a checkpoint from a background job's hook). */
     private final Map<Thread, Integer> counted = new ConcurrentHashMap<>();
+    /** The threads of {@link #newCallbackThread} while their body runs: the close does not wait for them. */
+    private final Set<Thread> callbacks = ConcurrentHashMap.newKeySet();
 
     /** Counts the calling thread in until a matching {@link #exit}. */
     public void enter() {
@@ -32,6 +40,18 @@ public final class OwnedThreads {
     /** Whether the calling thread is counted in. */
     public boolean includesCurrent() {
         return counted.containsKey(Thread.currentThread());
+    }
+
+    /**
+     * Whether a close started on the calling thread would wait for that very thread, or close the store under its
+     * work: it is counted in for the store's own work (a background job, a checkpoint, an index updater, the
+     * sweeper), not only for the body of a {@link #newCallbackThread}, which the close does not join when it runs on
+     * it.
+     */
+    public boolean closeFromCurrentWaitsForIt() {
+        Thread t = Thread.currentThread();
+        Integer n = counted.get(t);
+        return n != null && n > (callbacks.contains(t) ? 1 : 0);
     }
 
     /** {@code body}, run with its thread counted in: the body of a thread the store owns. */
@@ -51,5 +71,21 @@ public final class OwnedThreads {
         Thread t = new Thread(owning(body), name);
         t.setDaemon(true); // the owner's close stops it; a forgotten store must not keep the JVM alive
         return t;
+    }
+
+    /**
+     * As {@link #newThread}, for a thread that runs a user's callback which may close the store (a stream processor
+     * running its handler): its owner's close, called on it, does not join it (the thread ends once the callback
+     * returns), so such a close is not refused for it alone ({@link #closeFromCurrentWaitsForIt}).
+     */
+    public Thread newCallbackThread(Runnable body, String name) {
+        return newThread(() -> {
+            callbacks.add(Thread.currentThread());
+            try {
+                body.run();
+            } finally {
+                callbacks.remove(Thread.currentThread());
+            }
+        }, name);
     }
 }

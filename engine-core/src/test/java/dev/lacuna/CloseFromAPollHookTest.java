@@ -1,0 +1,173 @@
+package dev.lacuna;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.lacuna.vfs.ForwardingVfs;
+import dev.lacuna.vfs.MemVfs;
+import dev.lacuna.vfs.VfsFile;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A close from a file system hook in a stream consumer's poll, on a caller's thread: the poll holds the handle's
+ * monitor, which the database's close takes to close the handle. While another thread's close waited for that
+ * monitor, the hook's close waited for that close: both hung. The poll's thread now counts as one the close waits
+ * for while the poll runs: such a close returns at once, and, when it is the only close, is refused (it would close
+ * the log under the poll's own read) and leaves the database usable.
+ */
+class CloseFromAPollHookTest {
+    private static final Path DIR = Path.of("/db");
+    private static final long WAIT_SECONDS = 20;
+    private static final String POLLER = "poller";
+
+    /** Runs {@code hook} once, in the first file opened or read on the poller's thread, once armed. */
+    private static final class PollHook extends ForwardingVfs {
+        final AtomicBoolean armed = new AtomicBoolean();
+        volatile Runnable hook = () -> { };
+
+        PollHook(MemVfs inner) {
+            super(inner);
+        }
+
+        private void maybeRun() {
+            if (Thread.currentThread().getName().equals(POLLER) && armed.compareAndSet(true, false)) {
+                hook.run();
+            }
+        }
+
+        @Override
+        public VfsFile open(Path file) throws IOException {
+            maybeRun();
+            return super.open(file);
+        }
+
+        @Override
+        public VfsFile openReadOnly(Path file) throws IOException {
+            maybeRun();
+            return super.openReadOnly(file);
+        }
+
+        @Override
+        protected VfsFile wrap(VfsFile file) {
+            return new ForwardingVfs.File(file) {
+                @Override
+                public int read(ByteBuffer dst, long position) throws IOException {
+                    maybeRun();
+                    return super.read(dst, position);
+                }
+            };
+        }
+    }
+
+    /** What a call made on another thread did; awaited with a timeout, so that a hang fails the test. */
+    private static final class Outcome {
+        final CountDownLatch ended = new CountDownLatch(1);
+        final AtomicReference<Throwable> thrown = new AtomicReference<>();
+
+        void run(Runnable call) {
+            try {
+                call.run();
+            } catch (Throwable t) {
+                thrown.set(t);
+            } finally {
+                ended.countDown();
+            }
+        }
+
+        boolean awaitEnd() throws InterruptedException {
+            return ended.await(WAIT_SECONDS, TimeUnit.SECONDS);
+        }
+    }
+
+    private static Thread start(Runnable r, String name) {
+        Thread t = new Thread(r, name);
+        t.setDaemon(true);
+        t.start();
+        return t;
+    }
+
+    private static Database openWithAStream(DatabaseOptions options) {
+        Database db = Database.open(DIR, options);
+        db.createTable(TableSpec.builder("Tickets").partitionKey("pk", AttributeValue.Type.S).build()
+                .withStreamSpecification(StreamSpecification.enabled(StreamViewType.NEW_IMAGE)));
+        db.putItem("Tickets", new PutItem(Item.builder().s("pk", "a").build()));
+        return db;
+    }
+
+    /** Whether {@code t} waits for a stream consumer handle's monitor in that handle's close. */
+    private static boolean blockedClosingAHandle(Thread t) {
+        return t != null && t.getState() == Thread.State.BLOCKED && Arrays.stream(t.getStackTrace())
+                .anyMatch(f -> f.getClassName().endsWith("StreamConsumerHandle") && f.getMethodName().equals("close"));
+    }
+
+    @Test
+    void shouldReturnFromACloseInAPollsHookWhileAnotherCloseWaitsForThePollsMonitor() throws Exception {
+        PollHook vfs = new PollHook(new MemVfs());
+        DatabaseOptions options = DatabaseOptions.builder().vfs(vfs).build();
+        Database db = openWithAStream(options);
+        StreamConsumer consumer = db.streamConsumer("Tickets", "puller");
+        AtomicReference<Thread> first = new AtomicReference<>();
+        CountDownLatch inHook = new CountDownLatch(1);
+        Outcome hookClose = new Outcome();
+        vfs.hook = () -> {
+            inHook.countDown();
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_SECONDS);
+            try {
+                while (!blockedClosingAHandle(first.get()) && System.nanoTime() < deadline) {
+                    hookClose.ended.await(1, TimeUnit.MILLISECONDS); // a timed wait, polling the first close's state
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            hookClose.run(db::close);
+        };
+        vfs.armed.set(true);
+        Outcome poll = new Outcome();
+        start(() -> poll.run(() -> consumer.poll(10)), POLLER);
+        assertThat(inHook.await(WAIT_SECONDS, TimeUnit.SECONDS)).as("the poll reached the hook").isTrue();
+        Outcome firstClose = new Outcome();
+        first.set(start(() -> firstClose.run(db::close), "first-close"));
+
+        assertThat(hookClose.awaitEnd()).as("the close in the poll's hook ended").isTrue();
+        assertThat(hookClose.thrown.get()).as("the close in the poll's hook").isNull();
+        assertThat(poll.awaitEnd()).as("the poll ended").isTrue();
+        assertThat(firstClose.awaitEnd()).as("the first close ended").isTrue();
+        assertThat(firstClose.thrown.get()).as("the first close").isNull();
+        Database.open(DIR, options).close(); // the directory was released
+    }
+
+    @Test
+    void shouldRefuseTheOnlyCloseFromAPollsHookAndStayUsable() throws Exception {
+        PollHook vfs = new PollHook(new MemVfs());
+        DatabaseOptions options = DatabaseOptions.builder().vfs(vfs).build();
+        Database db = openWithAStream(options);
+        StreamConsumer consumer = db.streamConsumer("Tickets", "puller");
+        Outcome hookClose = new Outcome();
+        vfs.hook = () -> hookClose.run(db::close);
+        vfs.armed.set(true);
+        AtomicReference<StreamBatch> polled = new AtomicReference<>();
+        Outcome poll = new Outcome();
+        start(() -> poll.run(() -> polled.set(consumer.poll(10))), POLLER);
+
+        assertThat(hookClose.awaitEnd()).as("the close in the poll's hook ended").isTrue();
+        assertThat(hookClose.thrown.get()).as("the only close, in the poll's hook")
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("call close from another thread");
+        assertThat(poll.awaitEnd()).as("the poll ended").isTrue();
+        assertThat(poll.thrown.get()).as("the poll").isNull();
+        assertThat(polled.get().records()).as("the records polled").hasSize(1);
+        consumer.commit(polled.get());
+        consumer.close();
+        db.close();
+        try (Database again = Database.open(DIR, options);
+             StreamConsumer after = again.streamConsumer("Tickets", "puller")) {
+            assertThat(after.poll(10).records()).as("past the committed batch").isEmpty();
+        }
+    }
+}

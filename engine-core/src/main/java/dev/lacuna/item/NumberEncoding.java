@@ -82,36 +82,56 @@ final class NumberEncoding {
      * @return whether the number is zero
      */
     static boolean skip(ByteIn in) {
+        int mask = sign(in);
+        if (mask < 0) {
+            return true;
+        }
+        in.u8(); // the exponent: every byte is one in range
+        for (int pairs = 0; ; pairs++) {
+            if ((pair(in, mask, pairs) & 1) == 0) {
+                return false;
+            }
+        }
+    }
+
+    /**
+     * Reads the sign byte: -1 for zero (the whole number), otherwise the mask its exponent and pairs are stored
+     * under (0xFF for a negative number, inverted).
+     */
+    private static int sign(ByteIn in) {
         int tagAt = in.position();
         int tag = in.u8();
         if (tag == TAG_ZERO) {
-            return true;
+            return -1;
         }
         if (tag != TAG_NEGATIVE && tag != TAG_POSITIVE) {
             throw in.corrupt(tagAt, "unknown number sign byte 0x" + Integer.toHexString(tag));
         }
-        int mask = tag == TAG_NEGATIVE ? 0xFF : 0;
-        in.u8(); // the exponent: every byte is one in range
-        for (int pairs = 0; ; pairs++) {
-            int at = in.position();
-            if (pairs == MAX_PAIRS) {
-                throw in.corrupt(at, "number has more than " + MAX_DIGITS + " digits");
-            }
-            int b = in.u8() ^ mask;
-            int pair = b >>> 1;
-            if (pair > 99) {
-                throw in.corrupt(at, "number digit pair " + pair + " is above 99");
-            }
-            if (pairs == 0 && pair < 10) {
-                throw in.corrupt(at, "number has a leading zero digit");
-            }
-            if ((b & 1) == 0) {
-                if (pair == 0) {
-                    throw in.corrupt(at, "number ends with a zero digit pair");
-                }
-                return false;
-            }
+        return tag == TAG_NEGATIVE ? 0xFF : 0;
+    }
+
+    /**
+     * Reads digit pair number {@code pairs} (from 0) and checks it: at most {@link #MAX_PAIRS}, at most 99, the first
+     * without a leading zero, the last not 00. Returns the byte unmasked: the pair shifted left one, and 1 if more
+     * pairs follow.
+     */
+    private static int pair(ByteIn in, int mask, int pairs) {
+        int at = in.position();
+        if (pairs == MAX_PAIRS) {
+            throw in.corrupt(at, "number has more than " + MAX_DIGITS + " digits");
         }
+        int b = in.u8() ^ mask;
+        int pair = b >>> 1;
+        if (pair > 99) {
+            throw in.corrupt(at, "number digit pair " + pair + " is above 99");
+        }
+        if (pairs == 0 && pair < 10) {
+            throw in.corrupt(at, "number has a leading zero digit");
+        }
+        if ((b & 1) == 0 && pair == 0) {
+            throw in.corrupt(at, "number ends with a zero digit pair");
+        }
+        return b;
     }
 
     /**
@@ -123,15 +143,10 @@ final class NumberEncoding {
      * byte, so the significant digits of a value decoded from {@code b} bytes round up to {@code 2(b - 2)}.
      */
     static BigDecimal decode(ByteIn in) {
-        int tagAt = in.position();
-        int tag = in.u8();
-        if (tag == TAG_ZERO) {
+        int mask = sign(in);
+        if (mask < 0) {
             return BigDecimal.ZERO;
         }
-        if (tag != TAG_NEGATIVE && tag != TAG_POSITIVE) {
-            throw in.corrupt(tagAt, "unknown number sign byte 0x" + Integer.toHexString(tag));
-        }
-        int mask = tag == TAG_NEGATIVE ? 0xFF : 0;
         int exponent = (in.u8() ^ mask) - EXPONENT_BIAS;
         // Up to 18 digits (every count, timestamp and price) are gathered in a long and need no string and no
         // BigInteger parse; from the 19th digit on they go to a char array, the long's digits first.
@@ -139,19 +154,8 @@ final class NumberEncoding {
         char[] digits = null;
         int n = 0;
         for (int pairs = 0; ; pairs++) {
-            int at = in.position();
-            if (pairs == MAX_PAIRS) {
-                throw in.corrupt(at, "number has more than " + MAX_DIGITS + " digits");
-            }
-            int b = in.u8() ^ mask;
+            int b = pair(in, mask, pairs);
             int pair = b >>> 1;
-            boolean more = (b & 1) != 0;
-            if (pair > 99) {
-                throw in.corrupt(at, "number digit pair " + pair + " is above 99");
-            }
-            if (pairs == 0 && pair < 10) {
-                throw in.corrupt(at, "number has a leading zero digit");
-            }
             if (digits == null && n + 2 <= MAX_LONG_DIGITS) {
                 small = small * 100 + pair;
             } else {
@@ -163,10 +167,7 @@ final class NumberEncoding {
                 digits[n + 1] = (char) ('0' + pair % 10);
             }
             n += 2;
-            if (!more) {
-                if (pair == 0) {
-                    throw in.corrupt(at, "number ends with a zero digit pair");
-                }
+            if ((b & 1) == 0) {
                 if (pair % 10 == 0) {
                     n--; // an odd number of digits: the last pair is "d0"
                     if (digits == null) {
@@ -176,6 +177,7 @@ final class NumberEncoding {
                 break;
             }
         }
+        boolean negative = mask != 0;
         BigDecimal magnitude;
         if (digits != null) {
             magnitude = new BigDecimal(new BigInteger(new String(digits, 0, n)), n - exponent);
@@ -186,6 +188,6 @@ final class NumberEncoding {
         } else {
             magnitude = BigDecimal.valueOf(small, n - exponent);
         }
-        return tag == TAG_NEGATIVE ? magnitude.negate() : magnitude;
+        return negative ? magnitude.negate() : magnitude;
     }
 }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.lacuna.vfs.ForwardingVfs;
 import dev.lacuna.vfs.MemVfs;
+import dev.lacuna.vfs.testing.CallOutcome;
 import dev.lacuna.vfs.VfsFile;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -66,33 +67,6 @@ class CloseFromAPollHookTest {
         }
     }
 
-    /** What a call made on another thread did; awaited with a timeout, so that a hang fails the test. */
-    private static final class Outcome {
-        final CountDownLatch ended = new CountDownLatch(1);
-        final AtomicReference<Throwable> thrown = new AtomicReference<>();
-
-        void run(Runnable call) {
-            try {
-                call.run();
-            } catch (Throwable t) {
-                thrown.set(t);
-            } finally {
-                ended.countDown();
-            }
-        }
-
-        boolean awaitEnd() throws InterruptedException {
-            return ended.await(WAIT_SECONDS, TimeUnit.SECONDS);
-        }
-    }
-
-    private static Thread start(Runnable r, String name) {
-        Thread t = new Thread(r, name);
-        t.setDaemon(true);
-        t.start();
-        return t;
-    }
-
     private static Database openWithAStream(DatabaseOptions options) {
         Database db = Database.open(DIR, options);
         db.createTable(TableSpec.builder("Tickets").partitionKey("pk", AttributeValue.Type.S).build()
@@ -115,13 +89,13 @@ class CloseFromAPollHookTest {
         StreamConsumer consumer = db.streamConsumer("Tickets", "puller");
         AtomicReference<Thread> first = new AtomicReference<>();
         CountDownLatch inHook = new CountDownLatch(1);
-        Outcome hookClose = new Outcome();
+        CallOutcome hookClose = new CallOutcome();
         vfs.hook = () -> {
             inHook.countDown();
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_SECONDS);
             try {
                 while (!blockedClosingAHandle(first.get()) && System.nanoTime() < deadline) {
-                    hookClose.ended.await(1, TimeUnit.MILLISECONDS); // a timed wait, polling the first close's state
+                    hookClose.awaitEnd(1, TimeUnit.MILLISECONDS); // a timed wait, polling the first close's state
                 }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
@@ -129,17 +103,17 @@ class CloseFromAPollHookTest {
             hookClose.run(db::close);
         };
         vfs.armed.set(true);
-        Outcome poll = new Outcome();
-        start(() -> poll.run(() -> consumer.poll(10)), POLLER);
+        CallOutcome poll = new CallOutcome();
+        CallOutcome.startDaemon(() -> poll.run(() -> consumer.poll(10)), POLLER);
         assertThat(inHook.await(WAIT_SECONDS, TimeUnit.SECONDS)).as("the poll reached the hook").isTrue();
-        Outcome firstClose = new Outcome();
-        first.set(start(() -> firstClose.run(db::close), "first-close"));
+        CallOutcome firstClose = new CallOutcome();
+        first.set(CallOutcome.startDaemon(() -> firstClose.run(db::close), "first-close"));
 
-        assertThat(hookClose.awaitEnd()).as("the close in the poll's hook ended").isTrue();
-        assertThat(hookClose.thrown.get()).as("the close in the poll's hook").isNull();
-        assertThat(poll.awaitEnd()).as("the poll ended").isTrue();
-        assertThat(firstClose.awaitEnd()).as("the first close ended").isTrue();
-        assertThat(firstClose.thrown.get()).as("the first close").isNull();
+        assertThat(hookClose.awaitEnd(WAIT_SECONDS, TimeUnit.SECONDS)).as("the close in the poll's hook ended").isTrue();
+        assertThat(hookClose.thrown()).as("the close in the poll's hook").isNull();
+        assertThat(poll.awaitEnd(WAIT_SECONDS, TimeUnit.SECONDS)).as("the poll ended").isTrue();
+        assertThat(firstClose.awaitEnd(WAIT_SECONDS, TimeUnit.SECONDS)).as("the first close ended").isTrue();
+        assertThat(firstClose.thrown()).as("the first close").isNull();
         Database.open(DIR, options).close(); // the directory was released
     }
 
@@ -149,18 +123,18 @@ class CloseFromAPollHookTest {
         DatabaseOptions options = DatabaseOptions.builder().vfs(vfs).build();
         Database db = openWithAStream(options);
         StreamConsumer consumer = db.streamConsumer("Tickets", "puller");
-        Outcome hookClose = new Outcome();
+        CallOutcome hookClose = new CallOutcome();
         vfs.hook = () -> hookClose.run(db::close);
         vfs.armed.set(true);
         AtomicReference<StreamBatch> polled = new AtomicReference<>();
-        Outcome poll = new Outcome();
-        start(() -> poll.run(() -> polled.set(consumer.poll(10))), POLLER);
+        CallOutcome poll = new CallOutcome();
+        CallOutcome.startDaemon(() -> poll.run(() -> polled.set(consumer.poll(10))), POLLER);
 
-        assertThat(hookClose.awaitEnd()).as("the close in the poll's hook ended").isTrue();
-        assertThat(hookClose.thrown.get()).as("the only close, in the poll's hook")
+        assertThat(hookClose.awaitEnd(WAIT_SECONDS, TimeUnit.SECONDS)).as("the close in the poll's hook ended").isTrue();
+        assertThat(hookClose.thrown()).as("the only close, in the poll's hook")
                 .isInstanceOf(IllegalStateException.class).hasMessageContaining("call close from another thread");
-        assertThat(poll.awaitEnd()).as("the poll ended").isTrue();
-        assertThat(poll.thrown.get()).as("the poll").isNull();
+        assertThat(poll.awaitEnd(WAIT_SECONDS, TimeUnit.SECONDS)).as("the poll ended").isTrue();
+        assertThat(poll.thrown()).as("the poll").isNull();
         assertThat(polled.get().records()).as("the records polled").hasSize(1);
         consumer.commit(polled.get());
         consumer.close();

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.lacuna.kv.KvOptions;
 import dev.lacuna.vfs.ForwardingVfs;
 import dev.lacuna.vfs.MemVfs;
+import dev.lacuna.vfs.testing.CallOutcome;
 import dev.lacuna.vfs.VfsFile;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -46,33 +47,6 @@ class CloseFromAWritersLogHookTest {
         }
     }
 
-    /** What a call made on another thread did; awaited with a timeout, so that a hang fails the test. */
-    private static final class Outcome {
-        final CountDownLatch ended = new CountDownLatch(1);
-        final AtomicReference<Throwable> thrown = new AtomicReference<>();
-
-        void run(Runnable call) {
-            try {
-                call.run();
-            } catch (Throwable t) {
-                thrown.set(t);
-            } finally {
-                ended.countDown();
-            }
-        }
-
-        boolean awaitEnd() throws InterruptedException {
-            return ended.await(WAIT_SECONDS, TimeUnit.SECONDS);
-        }
-    }
-
-    private static Thread start(Runnable r, String name) {
-        Thread t = new Thread(r, name);
-        t.setDaemon(true);
-        t.start();
-        return t;
-    }
-
     private static KvOptions options(RollHook vfs, MemVfs mem) {
         return KvStoreTest.small(mem, 1).toBuilder().vfs(vfs).build();
     }
@@ -100,13 +74,13 @@ class CloseFromAWritersLogHookTest {
         LsmStore store = LsmStore.open(DIR, options(vfs, mem));
         AtomicReference<Thread> first = new AtomicReference<>();
         CountDownLatch inHook = new CountDownLatch(1);
-        Outcome hookClose = new Outcome();
+        CallOutcome hookClose = new CallOutcome();
         vfs.hook = () -> {
             inHook.countDown();
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_SECONDS);
             try {
                 while (!waitsForTheCommitLock(first.get()) && System.nanoTime() < deadline) {
-                    hookClose.ended.await(1, TimeUnit.MILLISECONDS); // a timed wait, polling the first close's state
+                    hookClose.awaitEnd(1, TimeUnit.MILLISECONDS); // a timed wait, polling the first close's state
                 }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
@@ -114,17 +88,17 @@ class CloseFromAWritersLogHookTest {
             hookClose.run(store::close);
         };
         vfs.armed.set(true);
-        Outcome write = new Outcome();
-        start(() -> write.run(() -> writeUntilRolled(store, vfs)), WRITER);
+        CallOutcome write = new CallOutcome();
+        CallOutcome.startDaemon(() -> write.run(() -> writeUntilRolled(store, vfs)), WRITER);
         assertThat(inHook.await(WAIT_SECONDS, TimeUnit.SECONDS)).as("the writer's roll reached the hook").isTrue();
-        Outcome firstClose = new Outcome();
-        first.set(start(() -> firstClose.run(store::close), "first-close"));
+        CallOutcome firstClose = new CallOutcome();
+        first.set(CallOutcome.startDaemon(() -> firstClose.run(store::close), "first-close"));
 
-        assertThat(hookClose.awaitEnd()).as("the close in the writer's hook ended").isTrue();
-        assertThat(hookClose.thrown.get()).as("the close in the writer's hook").isNull();
-        assertThat(write.awaitEnd()).as("the write ended").isTrue();
-        assertThat(firstClose.awaitEnd()).as("the first close ended").isTrue();
-        assertThat(firstClose.thrown.get()).as("the first close").isNull();
+        assertThat(hookClose.awaitEnd(WAIT_SECONDS, TimeUnit.SECONDS)).as("the close in the writer's hook ended").isTrue();
+        assertThat(hookClose.thrown()).as("the close in the writer's hook").isNull();
+        assertThat(write.awaitEnd(WAIT_SECONDS, TimeUnit.SECONDS)).as("the write ended").isTrue();
+        assertThat(firstClose.awaitEnd(WAIT_SECONDS, TimeUnit.SECONDS)).as("the first close ended").isTrue();
+        assertThat(firstClose.thrown()).as("the first close").isNull();
         LsmStore.open(DIR, options(vfs, mem)).close(); // the directory was released
     }
 
@@ -133,17 +107,17 @@ class CloseFromAWritersLogHookTest {
         MemVfs mem = new MemVfs();
         RollHook vfs = new RollHook(mem);
         LsmStore store = LsmStore.open(DIR, options(vfs, mem));
-        Outcome hookClose = new Outcome();
+        CallOutcome hookClose = new CallOutcome();
         vfs.hook = () -> hookClose.run(store::close);
         vfs.armed.set(true);
-        Outcome write = new Outcome();
-        start(() -> write.run(() -> writeUntilRolled(store, vfs)), WRITER);
+        CallOutcome write = new CallOutcome();
+        CallOutcome.startDaemon(() -> write.run(() -> writeUntilRolled(store, vfs)), WRITER);
 
-        assertThat(hookClose.awaitEnd()).as("the close in the writer's hook ended").isTrue();
-        assertThat(hookClose.thrown.get()).as("the only close, in the writer's roll")
+        assertThat(hookClose.awaitEnd(WAIT_SECONDS, TimeUnit.SECONDS)).as("the close in the writer's hook ended").isTrue();
+        assertThat(hookClose.thrown()).as("the only close, in the writer's roll")
                 .isInstanceOf(IllegalStateException.class).hasMessageContaining("call close from another thread");
-        assertThat(write.awaitEnd()).as("the writes ended").isTrue();
-        assertThat(write.thrown.get()).as("the writes").isNull();
+        assertThat(write.awaitEnd(WAIT_SECONDS, TimeUnit.SECONDS)).as("the writes ended").isTrue();
+        assertThat(write.thrown()).as("the writes").isNull();
         byte[] after = "after".getBytes(StandardCharsets.UTF_8);
         store.put(after, after);
         store.close();

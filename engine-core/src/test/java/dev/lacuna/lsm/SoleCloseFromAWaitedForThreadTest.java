@@ -20,6 +20,7 @@ import dev.lacuna.storage.DatabaseClosedException;
 import dev.lacuna.storage.Durability;
 import dev.lacuna.vfs.ForwardingVfs;
 import dev.lacuna.vfs.MemVfs;
+import dev.lacuna.vfs.testing.CallOutcome;
 import dev.lacuna.vfs.VfsFile;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -46,36 +47,20 @@ class SoleCloseFromAWaitedForThreadTest {
     private static final long WAIT_SECONDS = 20;
     private static final String TABLE = "Tab";
 
-    /** What a call made on another thread did; its end is awaited with a timeout, so that a hang fails the test. */
-    private static final class Outcome {
-        final CountDownLatch ended = new CountDownLatch(1);
-        final AtomicReference<Throwable> thrown = new AtomicReference<>();
+    private static void assertEnded(CallOutcome call, String what) throws InterruptedException {
+        assertThat(call.awaitEnd(WAIT_SECONDS, TimeUnit.SECONDS)).as(what + " ended").isTrue();
+    }
 
-        void run(Runnable call) {
-            try {
-                call.run();
-            } catch (Throwable t) {
-                thrown.set(t);
-            } finally {
-                ended.countDown();
-            }
-        }
+    private static void assertReturned(CallOutcome call, String what) throws InterruptedException {
+        assertEnded(call, what);
+        assertThat(call.thrown()).as(what).isNull();
+    }
 
-        void assertEnded(String what) throws InterruptedException {
-            assertThat(ended.await(WAIT_SECONDS, TimeUnit.SECONDS)).as(what + " ended").isTrue();
-        }
-
-        void assertReturned(String what) throws InterruptedException {
-            assertEnded(what);
-            assertThat(thrown.get()).as(what).isNull();
-        }
-
-        /** The close was refused, saying what to do, rather than waiting for its own thread. */
-        void assertRefused(String what) throws InterruptedException {
-            assertEnded(what);
-            assertThat(thrown.get()).as(what).isInstanceOf(IllegalStateException.class)
-                    .hasMessageContaining("call close from another thread");
-        }
+    /** The close was refused, saying what to do, rather than waiting for its own thread. */
+    private static void assertRefused(CallOutcome call, String what) throws InterruptedException {
+        assertEnded(call, what);
+        assertThat(call.thrown()).as(what).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("call close from another thread");
     }
 
     /** Runs {@code action} once, in the first create() matching {@code when}, once armed. */
@@ -115,13 +100,6 @@ class SoleCloseFromAWaitedForThreadTest {
         };
     }
 
-    private static Thread start(Runnable r, String name) {
-        Thread t = new Thread(r, name);
-        t.setDaemon(true); // a hung one must not keep the test JVM alive
-        t.start();
-        return t;
-    }
-
     private static Database openWithTable(DatabaseOptions options) {
         Database db = Database.open(DIR, options);
         db.createTable(TableSpec.builder(TABLE).partitionKey("pk", AttributeValue.Type.S).build());
@@ -153,15 +131,15 @@ class SoleCloseFromAWaitedForThreadTest {
         CreateHook vfs = new CreateHook(mem);
         DatabaseOptions options = DatabaseOptions.builder().vfs(vfs).build();
         Database db = openWithTable(options);
-        Outcome hookClose = new Outcome();
+        CallOutcome hookClose = new CallOutcome();
         vfs.when = p -> p.startsWith(COPY);
         vfs.action = () -> hookClose.run(db::close); // the close would wait for this very checkpoint
         vfs.armed.set(true);
-        Outcome checkpoint = new Outcome();
-        start(() -> checkpoint.run(() -> db.checkpoint(COPY)), "checkpointer");
+        CallOutcome checkpoint = new CallOutcome();
+        CallOutcome.startDaemon(() -> checkpoint.run(() -> db.checkpoint(COPY)), "checkpointer");
 
-        hookClose.assertRefused("a close from a hook inside a checkpoint");
-        checkpoint.assertReturned("the checkpoint");
+        assertRefused(hookClose, "a close from a hook inside a checkpoint");
+        assertReturned(checkpoint, "the checkpoint");
         assertUsableThenClosesNormally(db, options);
         try (Database copy = Database.open(COPY, options)) {
             assertThat(copy.getItem(TABLE, key("a"))).as("the checkpoint's copy").isPresent();
@@ -172,7 +150,7 @@ class SoleCloseFromAWaitedForThreadTest {
     void shouldRefuseACloseFromAHookInASyncWritersFsyncAndStayUsable() throws Exception {
         MemVfs mem = new MemVfs();
         AtomicReference<Database> dbRef = new AtomicReference<>();
-        Outcome hookClose = new Outcome();
+        CallOutcome hookClose = new CallOutcome();
         AtomicBoolean armed = new AtomicBoolean(true);
         // The writer leads the log's group fsync, which the close waits for.
         ForwardingVfs vfs = forceHook(mem, () -> Thread.currentThread().getName().equals("sync-writer"), armed,
@@ -180,12 +158,12 @@ class SoleCloseFromAWaitedForThreadTest {
         DatabaseOptions options = DatabaseOptions.builder().vfs(vfs).durability(Durability.SYNC).build();
         Database db = openWithTable(options);
         dbRef.set(db);
-        Outcome write = new Outcome();
-        start(() -> write.run(() -> db.putItem(TABLE, new PutItem(Item.builder().s("pk", "w").build()))),
+        CallOutcome write = new CallOutcome();
+        CallOutcome.startDaemon(() -> write.run(() -> db.putItem(TABLE, new PutItem(Item.builder().s("pk", "w").build()))),
                 "sync-writer");
 
-        hookClose.assertRefused("a close from a hook inside a SYNC writer's fsync");
-        write.assertReturned("the SYNC write");
+        assertRefused(hookClose, "a close from a hook inside a SYNC writer's fsync");
+        assertReturned(write, "the SYNC write");
         assertThat(db.getItem(TABLE, key("w"))).as("the SYNC write").isPresent();
         assertUsableThenClosesNormally(db, options);
     }
@@ -196,15 +174,15 @@ class SoleCloseFromAWaitedForThreadTest {
         CreateHook vfs = new CreateHook(mem);
         DatabaseOptions options = DatabaseOptions.builder().vfs(vfs).build();
         Database db = openWithTable(options);
-        Outcome hookClose = new Outcome();
+        CallOutcome hookClose = new CallOutcome();
         vfs.when = p -> p.toString().endsWith(".sst") && Thread.currentThread().getName().startsWith("lacuna-bg-");
         vfs.action = () -> hookClose.run(db::close); // the close would wait for this background job
         vfs.armed.set(true);
-        Outcome flush = new Outcome();
-        start(() -> flush.run(db::flush), "flusher");
+        CallOutcome flush = new CallOutcome();
+        CallOutcome.startDaemon(() -> flush.run(db::flush), "flusher");
 
-        hookClose.assertRefused("a close from a hook inside a background flush");
-        flush.assertReturned("the flush");
+        assertRefused(hookClose, "a close from a hook inside a background flush");
+        assertReturned(flush, "the flush");
         assertUsableThenClosesNormally(db, options);
     }
 
@@ -212,7 +190,7 @@ class SoleCloseFromAWaitedForThreadTest {
     void shouldRefuseAStoreCloseFromAHookInTheLogSyncerAndStayUsable() throws Exception {
         MemVfs mem = new MemVfs();
         AtomicReference<LsmStore> storeRef = new AtomicReference<>();
-        Outcome hookClose = new Outcome();
+        CallOutcome hookClose = new CallOutcome();
         AtomicBoolean armed = new AtomicBoolean(true);
         // The close joins the batched-durability syncer's thread, where the hook runs.
         ForwardingVfs vfs = forceHook(mem, () -> Thread.currentThread().getName().startsWith("lacuna-wal-sync-")
@@ -223,7 +201,7 @@ class SoleCloseFromAWaitedForThreadTest {
         storeRef.set(store);
         store.put(bytes("k"), bytes("v"));
 
-        hookClose.assertRefused("a close from a hook inside the log syncer's fsync");
+        assertRefused(hookClose, "a close from a hook inside the log syncer's fsync");
         store.put(bytes("k2"), bytes("v2"));
         store.close();
         try (LsmStore again = LsmStore.open(DIR, options)) {
@@ -243,7 +221,7 @@ class SoleCloseFromAWaitedForThreadTest {
         Database db = Database.open(DIR, options);
         db.createTable(TableSpec.builder(TABLE).partitionKey("pk", AttributeValue.Type.S).build()
                 .withStreamSpecification(StreamSpecification.enabled(StreamViewType.NEW_IMAGE)));
-        Outcome handlerClose = new Outcome();
+        CallOutcome handlerClose = new CallOutcome();
         CountDownLatch handled = new CountDownLatch(1);
         StreamConsumer consumer = db.streamConsumer(TABLE, "stopper");
         StreamProcessor processor = consumer.start(records -> {
@@ -254,7 +232,7 @@ class SoleCloseFromAWaitedForThreadTest {
         }, 10);
         db.putItem(TABLE, new PutItem(Item.builder().s("pk", "a").build()));
 
-        handlerClose.assertReturned("a stream handler's close of the database");
+        assertReturned(handlerClose, "a stream handler's close of the database");
         awaitStopped(processor);
         assertThat(processor.failure()).as("the processor's failure").isNull();
         assertThatThrownBy(() -> db.getItem(TABLE, key("a"))).isInstanceOf(DatabaseClosedException.class);

@@ -28,6 +28,7 @@ import dev.lacuna.kv.KvOptions;
 import dev.lacuna.kv.KvStats;
 import dev.lacuna.lsm.CloseOnce;
 import dev.lacuna.lsm.LsmStore;
+import dev.lacuna.lsm.OwnedThreads;
 import dev.lacuna.storage.Durability;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -275,7 +276,15 @@ public final class ItemEngine implements AutoCloseable {
     }
 
     public void flush() {
-        streams.enforceRetention(); // first, so that the flush's trim of the log drops what retention let go
+        // Counted in while retention reads the log: it holds the Streams monitor the database's close takes, so a
+        // close from a file system hook in that read must not wait for another close, and, alone, is refused.
+        OwnedThreads owned = kv.ownedThreads();
+        owned.enter();
+        try {
+            streams.enforceRetention(); // first, so that the flush's trim of the log drops what retention let go
+        } finally {
+            owned.exit();
+        }
         kv.flush();
     }
 

@@ -280,15 +280,22 @@ final class StreamConsumerHandle implements StreamConsumer {
         if (p != null) {
             p.close(); // outside the monitor: its thread polls under it
         }
-        synchronized (this) {
-            if (closed) {
-                return;
+        // Counted in, as poll: it closes the reader (a file) under the monitor the database's close takes.
+        OwnedThreads owned = streams.kv.ownedThreads();
+        owned.enter();
+        try {
+            synchronized (this) {
+                if (closed) {
+                    return;
+                }
+                closed = true;
+                if (reader != null) {
+                    reader.close();
+                    reader = null;
+                }
             }
-            closed = true;
-            if (reader != null) {
-                reader.close();
-                reader = null;
-            }
+        } finally {
+            owned.exit();
         }
         streams.release(this);
     }

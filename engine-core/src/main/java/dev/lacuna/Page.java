@@ -6,6 +6,10 @@ import java.util.Map;
 /**
  * One page of a {@link Query} or {@link Scan}.
  *
+ * <p>A page's items are complete, immutable and thread-safe, but make some attribute values (strings and numbers) only
+ * when they are first read: most readers of a page look at a few attributes of each item. Such an item keeps its
+ * stored bytes (about its DynamoDB size) besides the values read from them, for as long as it is kept.
+ *
  * @param items              the items that passed the filter, projected (empty for a count)
  * @param count              how many items passed the filter
  * @param scannedCount       how many items were read (before the filter)

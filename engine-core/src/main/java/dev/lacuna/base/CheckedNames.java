@@ -19,7 +19,7 @@ import java.util.Set;
  * Up to {@value #LINEAR} names are found by comparing each; past that an open-addressing index of the
  * positions is kept, so a large item (DynamoDB allows 400 KB of them) stays linear to build. Equality and hash
  * are {@link AbstractMap}'s, so it equals any map of the same entries. The decoder fills it once; after
- * that it is only read (the item wraps it unmodifiable), so it is safe to share between threads once
+ * that it is only read (the item holds it frozen: {@link #freeze}), so it is safe to share between threads once
  * published as an item's final field.
  *
  * <p>A value may be left encoded ({@link #putNextDeferred}) and made when it is first read: a query page decodes

@@ -101,9 +101,10 @@ public final class ItemCodec {
     /**
      * Like {@link #decodeSized(byte[])}, taking attribute names and map keys decoded before from {@code names}
      * and keeping the new ones there: the items of one page share their names, and each is then decoded once.
-     * Such an item may leave some ASCII string values encoded and make each when it is first read, so it keeps
-     * {@code bytes}, which must not change afterwards (a cursor's value is its own copy, or a memtable's value,
-     * which is never written again).
+     * Such an item may leave some values encoded (ASCII strings that vary from item to item, numbers) and make each
+     * when it is first read, so it keeps {@code bytes} for as long as it lives; they must not change afterwards (a
+     * cursor's value is its own copy, or a memtable's value, which is never written again: see
+     * {@code KvCursor.value}).
      *
      * @param names the names of the items decoded before by the caller's thread, or null for none
      */

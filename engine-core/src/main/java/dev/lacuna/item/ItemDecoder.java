@@ -5,10 +5,7 @@ import dev.lacuna.Item;
 import dev.lacuna.ValidationException;
 import dev.lacuna.base.CheckedNames;
 import dev.lacuna.base.Varints;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 import java.math.BigDecimal;
-import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -29,7 +26,6 @@ import java.util.Set;
  * {@code ItemCodecTest} holds the two to the same figure on random items.
  */
 final class ItemDecoder {
-    private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
     private final ByteIn in;
     /** Names decoded before, by their bytes, or null. */
     private final NameCache names;
@@ -188,9 +184,9 @@ final class ItemDecoder {
             long or = 0;
             int last = offset + n - 8;
             for (int j = offset; j < last; j += 8) {
-                or |= (long) LONGS.get(b, j);
+                or |= (long) NameCache.LONGS.get(b, j);
             }
-            return ((or | (long) LONGS.get(b, last)) & 0x8080808080808080L) == 0;
+            return ((or | (long) NameCache.LONGS.get(b, last)) & 0x8080808080808080L) == 0;
         }
         int or = 0;
         for (int j = offset; j < offset + n; j++) {

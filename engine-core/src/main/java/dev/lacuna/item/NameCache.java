@@ -27,7 +27,8 @@ import java.util.Arrays;
  * comparison per page.
  */
 public final class NameCache {
-    private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+    /** Eight bytes of an array at a time, as one long (also the decoder's ASCII check). */
+    static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
     private static final VarHandle INTS = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
     static final int SLOTS = 32;
     static final int MAX_BYTES = 64;

@@ -76,7 +76,7 @@ final class NumberEncoding {
     /**
      * Checks one encoded number starting at the sign byte as {@link #decode} would, and steps over it without
      * making its value: it throws exactly where and as {@link #decode} throws, and accepts exactly what it
-     * accepts (NumberEncodingTest holds the two together), so a value checked here and decoded later cannot fail.
+     * accepts (NumberSkipTest holds the two together), so a value checked here and decoded later cannot fail.
      * Every exponent byte is in DynamoDB's range, so the value is a valid {@code AttributeValue.N} too.
      *
      * @return whether the number is zero

@@ -13,7 +13,12 @@ public interface KvCursor extends AutoCloseable {
     /** The current entry's key (valid only while on an entry). */
     byte[] key();
 
-    /** The current entry's value (valid only while on an entry). */
+    /**
+     * The current entry's value (valid only while on an entry): an array of its own that no one writes afterwards,
+     * neither the cursor's later moves nor the store. Query pages rely on it: their items keep it and make some values
+     * from it when first read ({@code ItemCodec.decodePageItem}), so a cursor that handed out a reused buffer would
+     * change items already returned ({@code PageItemsSourceTest}).
+     */
     byte[] value();
 
     /** Moves to the next entry in the scan's direction. */

@@ -505,14 +505,15 @@ public final class Database implements AutoCloseable {
      * no effect. An interrupt does not end the wait; the thread's interrupt flag is set again when the call returns.
      * A call made, while another thread's close is under way, from a thread that close waits for returns at once
      * instead, as waiting would hang both: a {@link StreamHandler} (whether or not it closed its consumer first), or a
-     * {@link dev.lacuna.vfs.Vfs} hook in one of the database's own threads, or in a {@link #checkpoint}, a write's log
-     * append or a stream consumer's poll running in a caller's thread.
+     * {@link dev.lacuna.vfs.Vfs} hook in one of the database's own threads, or in a {@link #checkpoint}, a
+     * {@link #flush}'s stream-retention read, a write's log append, or a stream consumer's poll or close running in a
+     * caller's thread.
      *
      * <p>Do not close the database from inside its own work: the first close, called from a thread whose work in
      * progress the close would wait for (a {@link dev.lacuna.vfs.Vfs} hook in a background flush or compaction, in a
-     * {@link #checkpoint}, {@link #verifyChecksums}, a write's log append or fsync, or a stream consumer's poll), would
-     * wait for itself; it throws {@link IllegalStateException} instead, closes nothing, and a close from another
-     * thread then closes the database as usual. A {@link StreamHandler} may close the database: the close stops
+     * {@link #checkpoint}, {@link #verifyChecksums}, a {@link #flush}'s stream-retention read, a write's log append or
+     * fsync, or a stream consumer's poll or close), would wait for itself; it throws {@link IllegalStateException}
+     * instead, closes nothing, and a close from another thread then closes the database as usual. A {@link StreamHandler} may close the database: the close stops
      * everything but the handler's own processor thread, which ends once the handler returns (the batch it was given
      * is not committed, and comes again to a consumer of that name opened later).
      *

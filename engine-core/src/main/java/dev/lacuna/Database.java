@@ -513,9 +513,10 @@ public final class Database implements AutoCloseable {
      * progress the close would wait for (a {@link dev.lacuna.vfs.Vfs} hook in a background flush or compaction, in a
      * {@link #checkpoint}, {@link #verifyChecksums}, a {@link #flush}'s stream-retention read, a write's log append or
      * fsync, or a stream consumer's poll or close), would wait for itself; it throws {@link IllegalStateException}
-     * instead, closes nothing, and a close from another thread then closes the database as usual. A {@link StreamHandler} may close the database: the close stops
-     * everything but the handler's own processor thread, which ends once the handler returns (the batch it was given
-     * is not committed, and comes again to a consumer of that name opened later).
+     * instead, closes nothing, and a close from another thread then closes the database as usual. A
+     * {@link StreamHandler} may close the database: the close stops everything but the handler's own processor thread,
+     * which ends once the handler returns (the batch it was given is not committed, and comes again to a consumer of
+     * that name opened later).
      *
      * @throws IllegalStateException if called, with no other close under way, from a thread whose work in progress
      *                               the close would wait for

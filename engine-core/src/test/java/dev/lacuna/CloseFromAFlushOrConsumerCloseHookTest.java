@@ -11,19 +11,15 @@ import dev.lacuna.StreamConsumer;
 import dev.lacuna.StreamSpecification;
 import dev.lacuna.StreamViewType;
 import dev.lacuna.TableSpec;
-import dev.lacuna.vfs.ForwardingVfs;
 import dev.lacuna.vfs.MemVfs;
-import dev.lacuna.vfs.VfsFile;
 import dev.lacuna.vfs.testing.CallOutcome;
-import java.io.IOException;
-import java.nio.ByteBuffer;
+import dev.lacuna.vfs.testing.ThreadHookVfs;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.Predicate;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -36,63 +32,6 @@ class CloseFromAFlushOrConsumerCloseHookTest {
     private static final long WAIT_SECONDS = 20;
     private static final String HOOKED = "hooked-flush";
     private static final String HOOKED2 = "hooked-consumer-close";
-
-    /** Runs {@code hook} once, in the first open/read/close on the HOOKED thread whose stack matches, once armed. */
-    static final class Hook extends ForwardingVfs {
-        final AtomicBoolean armed = new AtomicBoolean();
-        volatile Predicate<StackTraceElement[]> where = s -> true;
-        volatile Runnable hook = () -> { };
-        final String thread;
-
-        Hook(MemVfs inner, String thread) {
-            super(inner);
-            this.thread = thread;
-        }
-
-        void maybeRun() {
-            if (Thread.currentThread().getName().equals(thread) && armed.get()
-                    && where.test(Thread.currentThread().getStackTrace()) && armed.compareAndSet(true, false)) {
-                hook.run();
-            }
-        }
-
-        @Override
-        public VfsFile open(Path file) throws IOException {
-            maybeRun();
-            return super.open(file);
-        }
-
-        @Override
-        public VfsFile openReadOnly(Path file) throws IOException {
-            maybeRun();
-            return super.openReadOnly(file);
-        }
-
-        @Override
-        protected VfsFile wrap(VfsFile file) {
-            return new ForwardingVfs.File(file) {
-                @Override
-                public int read(ByteBuffer dst, long position) throws IOException {
-                    maybeRun();
-                    return super.read(dst, position);
-                }
-
-                @Override
-                public void close() throws IOException {
-                    maybeRun();
-                    super.close();
-                }
-            };
-        }
-    }
-
-    static Predicate<StackTraceElement[]> in(String cls, String method) {
-        return s -> Arrays.stream(s).anyMatch(f -> f.getClassName().endsWith(cls) && f.getMethodName().equals(method));
-    }
-
-    static boolean blockedIn(Thread t, String cls, String method) {
-        return t != null && t.getState() == Thread.State.BLOCKED && in(cls, method).test(t.getStackTrace());
-    }
 
     static Database openWithAStream(DatabaseOptions options) {
         Database db = Database.open(DIR, options);
@@ -109,13 +48,13 @@ class CloseFromAFlushOrConsumerCloseHookTest {
             inHook.countDown();
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_SECONDS);
             try {
-                while (!blockedIn(first.get(), cls, method) && System.nanoTime() < deadline) {
+                while (!ThreadHookVfs.blockedIn(first.get(), cls, method) && System.nanoTime() < deadline) {
                     hookClose.awaitEnd(1, TimeUnit.MILLISECONDS); // timed wait, polling the first close's state
                 }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
-            SAW_BLOCKED.set(blockedIn(first.get(), cls, method));
+            SAW_BLOCKED.set(ThreadHookVfs.blockedIn(first.get(), cls, method));
             hookClose.run(db::close);
         };
     }
@@ -135,15 +74,14 @@ class CloseFromAFlushOrConsumerCloseHookTest {
      */
     @Test
     void closeFromAHookInFlushsRetentionReadWhileAnotherCloseWaitsForTheStreamsMonitor() throws Exception {
-        Hook vfs = new Hook(new MemVfs(), HOOKED);
+        ThreadHookVfs vfs = new ThreadHookVfs(new MemVfs(), HOOKED);
         DatabaseOptions options = DatabaseOptions.builder().vfs(vfs).build();
         Database db = openWithAStream(options);
         AtomicReference<Thread> first = new AtomicReference<>();
         CountDownLatch inHook = new CountDownLatch(1);
         CallOutcome hookClose = new CallOutcome();
-        vfs.where = in("Streams", "enforceRetention");
-        vfs.hook = closeOnceBlocked(db, first, "Streams", "close", inHook, hookClose);
-        vfs.armed.set(true);
+        vfs.arm(ThreadHookVfs.in("Streams", "enforceRetention"),
+                closeOnceBlocked(db, first, "Streams", "close", inHook, hookClose));
         CallOutcome flush = new CallOutcome();
         CallOutcome.startDaemon(() -> flush.run(db::flush), HOOKED);
         assertThat(inHook.await(WAIT_SECONDS, TimeUnit.SECONDS)).as("the flush's retention reached the hook").isTrue();
@@ -164,22 +102,21 @@ class CloseFromAFlushOrConsumerCloseHookTest {
      */
     @Test
     void closeFromAHookInAConsumersCloseWhileAnotherCloseWaitsForTheHandlesMonitor() throws Exception {
-        Hook vfs = new Hook(new MemVfs(), HOOKED2);
+        ThreadHookVfs vfs = new ThreadHookVfs(new MemVfs(), HOOKED2);
         DatabaseOptions options = DatabaseOptions.builder().vfs(vfs).build();
         Database db = openWithAStream(options);
         AtomicReference<Thread> first = new AtomicReference<>();
         CountDownLatch inHook = new CountDownLatch(1);
         CallOutcome hookClose = new CallOutcome();
         AtomicReference<StreamConsumer> consumer = new AtomicReference<>();
-        vfs.where = in("StreamConsumerHandle", "close");
-        vfs.hook = closeOnceBlocked(db, first, "StreamConsumerHandle", "close", inHook, hookClose);
         CallOutcome user = new CallOutcome();
         CountDownLatch polled = new CountDownLatch(1);
         CallOutcome.startDaemon(() -> user.run(() -> {
             StreamConsumer c = db.streamConsumer("Tickets", "puller");
             consumer.set(c);
             c.poll(10); // opens the reader
-            vfs.armed.set(true);
+            vfs.arm(ThreadHookVfs.in("StreamConsumerHandle", "close"),
+                    closeOnceBlocked(db, first, "StreamConsumerHandle", "close", inHook, hookClose));
             polled.countDown();
             c.close();
         }), HOOKED2);
@@ -205,13 +142,11 @@ class CloseFromAFlushOrConsumerCloseHookTest {
     @Test
     void soleCloseFromAHookInFlushsRetentionRead() throws Exception {
         String name = "hooked-sole-flush";
-        Hook vfs = new Hook(new MemVfs(), name);
+        ThreadHookVfs vfs = new ThreadHookVfs(new MemVfs(), name);
         DatabaseOptions options = DatabaseOptions.builder().vfs(vfs).build();
         Database db = openWithAStream(options);
         CallOutcome hookClose = new CallOutcome();
-        vfs.where = in("Streams", "enforceRetention");
-        vfs.hook = () -> hookClose.run(db::close);
-        vfs.armed.set(true);
+        vfs.arm(ThreadHookVfs.in("Streams", "enforceRetention"), () -> hookClose.run(db::close));
         CallOutcome flush = new CallOutcome();
         CallOutcome.startDaemon(() -> flush.run(db::flush), name);
         assertThat(hookClose.awaitEnd(WAIT_SECONDS, TimeUnit.SECONDS)).as("the hook's close ended").isTrue();

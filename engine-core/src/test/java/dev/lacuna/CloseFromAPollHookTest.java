@@ -2,17 +2,13 @@ package dev.lacuna;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.lacuna.vfs.ForwardingVfs;
 import dev.lacuna.vfs.MemVfs;
 import dev.lacuna.vfs.testing.CallOutcome;
-import dev.lacuna.vfs.VfsFile;
-import java.io.IOException;
-import java.nio.ByteBuffer;
+import dev.lacuna.vfs.testing.ThreadHookVfs;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
@@ -27,45 +23,6 @@ class CloseFromAPollHookTest {
     private static final Path DIR = Path.of("/db");
     private static final long WAIT_SECONDS = 20;
     private static final String POLLER = "poller";
-
-    /** Runs {@code hook} once, in the first file opened or read on the poller's thread, once armed. */
-    private static final class PollHook extends ForwardingVfs {
-        final AtomicBoolean armed = new AtomicBoolean();
-        volatile Runnable hook = () -> { };
-
-        PollHook(MemVfs inner) {
-            super(inner);
-        }
-
-        private void maybeRun() {
-            if (Thread.currentThread().getName().equals(POLLER) && armed.compareAndSet(true, false)) {
-                hook.run();
-            }
-        }
-
-        @Override
-        public VfsFile open(Path file) throws IOException {
-            maybeRun();
-            return super.open(file);
-        }
-
-        @Override
-        public VfsFile openReadOnly(Path file) throws IOException {
-            maybeRun();
-            return super.openReadOnly(file);
-        }
-
-        @Override
-        protected VfsFile wrap(VfsFile file) {
-            return new ForwardingVfs.File(file) {
-                @Override
-                public int read(ByteBuffer dst, long position) throws IOException {
-                    maybeRun();
-                    return super.read(dst, position);
-                }
-            };
-        }
-    }
 
     private static Database openWithAStream(DatabaseOptions options) {
         Database db = Database.open(DIR, options);
@@ -83,14 +40,14 @@ class CloseFromAPollHookTest {
 
     @Test
     void shouldReturnFromACloseInAPollsHookWhileAnotherCloseWaitsForThePollsMonitor() throws Exception {
-        PollHook vfs = new PollHook(new MemVfs());
+        ThreadHookVfs vfs = new ThreadHookVfs(new MemVfs(), POLLER);
         DatabaseOptions options = DatabaseOptions.builder().vfs(vfs).build();
         Database db = openWithAStream(options);
         StreamConsumer consumer = db.streamConsumer("Tickets", "puller");
         AtomicReference<Thread> first = new AtomicReference<>();
         CountDownLatch inHook = new CountDownLatch(1);
         CallOutcome hookClose = new CallOutcome();
-        vfs.hook = () -> {
+        vfs.arm(s -> true, () -> {
             inHook.countDown();
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_SECONDS);
             try {
@@ -101,15 +58,15 @@ class CloseFromAPollHookTest {
                 Thread.currentThread().interrupt();
             }
             hookClose.run(db::close);
-        };
-        vfs.armed.set(true);
+        });
         CallOutcome poll = new CallOutcome();
         CallOutcome.startDaemon(() -> poll.run(() -> consumer.poll(10)), POLLER);
         assertThat(inHook.await(WAIT_SECONDS, TimeUnit.SECONDS)).as("the poll reached the hook").isTrue();
         CallOutcome firstClose = new CallOutcome();
         first.set(CallOutcome.startDaemon(() -> firstClose.run(db::close), "first-close"));
 
-        assertThat(hookClose.awaitEnd(WAIT_SECONDS, TimeUnit.SECONDS)).as("the close in the poll's hook ended").isTrue();
+        assertThat(hookClose.awaitEnd(WAIT_SECONDS, TimeUnit.SECONDS))
+                .as("the close in the poll's hook ended").isTrue();
         assertThat(hookClose.thrown()).as("the close in the poll's hook").isNull();
         assertThat(poll.awaitEnd(WAIT_SECONDS, TimeUnit.SECONDS)).as("the poll ended").isTrue();
         assertThat(firstClose.awaitEnd(WAIT_SECONDS, TimeUnit.SECONDS)).as("the first close ended").isTrue();
@@ -119,18 +76,18 @@ class CloseFromAPollHookTest {
 
     @Test
     void shouldRefuseTheOnlyCloseFromAPollsHookAndStayUsable() throws Exception {
-        PollHook vfs = new PollHook(new MemVfs());
+        ThreadHookVfs vfs = new ThreadHookVfs(new MemVfs(), POLLER);
         DatabaseOptions options = DatabaseOptions.builder().vfs(vfs).build();
         Database db = openWithAStream(options);
         StreamConsumer consumer = db.streamConsumer("Tickets", "puller");
         CallOutcome hookClose = new CallOutcome();
-        vfs.hook = () -> hookClose.run(db::close);
-        vfs.armed.set(true);
+        vfs.arm(s -> true, () -> hookClose.run(db::close));
         AtomicReference<StreamBatch> polled = new AtomicReference<>();
         CallOutcome poll = new CallOutcome();
         CallOutcome.startDaemon(() -> poll.run(() -> polled.set(consumer.poll(10))), POLLER);
 
-        assertThat(hookClose.awaitEnd(WAIT_SECONDS, TimeUnit.SECONDS)).as("the close in the poll's hook ended").isTrue();
+        assertThat(hookClose.awaitEnd(WAIT_SECONDS, TimeUnit.SECONDS))
+                .as("the close in the poll's hook ended").isTrue();
         assertThat(hookClose.thrown()).as("the only close, in the poll's hook")
                 .isInstanceOf(IllegalStateException.class).hasMessageContaining("call close from another thread");
         assertThat(poll.awaitEnd(WAIT_SECONDS, TimeUnit.SECONDS)).as("the poll ended").isTrue();

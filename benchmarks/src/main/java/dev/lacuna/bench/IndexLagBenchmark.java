@@ -38,17 +38,17 @@ import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * Index lag (BENCHMARKS.md §4): the time from a write's acknowledgement until it is visible in a GSI, p50, p99
- * and max (HdrHistogram), at {@code load} percent of the table's measured maximum write rate. The trial first
- * measures that maximum (one writer at full speed for {@value #RATE_SECONDS} s, after as long again to warm up; one
- * GSI; {@code store} {@code mem}: {@link MemVfs} and {@code NONE} writes, no fsync; {@code disk}: {@code SYNC} writes
- * to a directory on the real disk); each iteration then writes at the fraction asked for {@code seconds} on a fixed schedule (a write
- * that falls behind it is sent at once, not skipped), and a watcher thread reads the index as a read-your-writes
- * query does: it waits (woken by the updater, not spinning, which on two processors took one from the updater)
- * until the index holds the oldest acknowledged write it has not yet seen, then notes the time for every write
- * the index's applied LSN has passed. The JMH score is the iteration's time and means nothing; the figures are
- * the printed lines (goal: p99 ≤ 5 ms at 50 %), with the write's own acknowledgement time beside them as the
- * machine's noise floor. {@code IndexLagProfile} attributes the slow samples to what the engine was doing.
+ * Index lag (BENCHMARKS.md §4): the time from a write's acknowledgement until it is visible in a GSI, p50, p99 and max
+ * (HdrHistogram), at {@code load} percent of the table's measured maximum write rate. The trial first measures that
+ * maximum (one writer at full speed for {@value #RATE_SECONDS} s, after as long again to warm up; one GSI;
+ * {@code store} {@code mem}: {@link MemVfs} and {@code NONE} writes, no fsync; {@code disk}: {@code SYNC} writes to a
+ * directory on the real disk); each iteration then writes at the fraction asked for {@code seconds} on a fixed schedule
+ * (a write that falls behind it is sent at once, not skipped), and a watcher thread reads the index as a
+ * read-your-writes query does: it waits (woken by the updater, not spinning, which on two processors took one from the
+ * updater) until the index holds the oldest acknowledged write it has not yet seen, then notes the time for every write
+ * the index's applied LSN has passed. The JMH score is the iteration's time and means nothing; the figures are the
+ * printed lines (goal: p99 ≤ 5 ms at 50 %), with the write's own acknowledgement time beside them as the machine's
+ * noise floor. {@code IndexLagProfile} attributes the slow samples to what the engine was doing.
  *
  * <p>Run: {@code java -jar benchmarks/target/benchmarks.jar IndexLagBenchmark -f 1 -wi 1 -i 3}.
  */

@@ -245,7 +245,8 @@ class NameCacheDecodeTest {
         bytes[at] = 'T';
         bytes[at + 6] = '3';
         assertThat(third.getString("t")).isEqualTo("Title 3");
-        bytes[new String(bytes, java.nio.charset.StandardCharsets.ISO_8859_1).indexOf("TICKET#2")] = 'X'; // read already
+        int pk = new String(bytes, java.nio.charset.StandardCharsets.ISO_8859_1).indexOf("TICKET#2");
+        bytes[pk] = 'X'; // within a string read already
         assertThat(third.getString("pk")).isEqualTo("TICKET#2");
     }
 

@@ -94,7 +94,8 @@ class CloseFromAWritersLogHookTest {
         CallOutcome firstClose = new CallOutcome();
         first.set(CallOutcome.startDaemon(() -> firstClose.run(store::close), "first-close"));
 
-        assertThat(hookClose.awaitEnd(WAIT_SECONDS, TimeUnit.SECONDS)).as("the close in the writer's hook ended").isTrue();
+        assertThat(hookClose.awaitEnd(WAIT_SECONDS, TimeUnit.SECONDS))
+                .as("the close in the writer's hook ended").isTrue();
         assertThat(hookClose.thrown()).as("the close in the writer's hook").isNull();
         assertThat(write.awaitEnd(WAIT_SECONDS, TimeUnit.SECONDS)).as("the write ended").isTrue();
         assertThat(firstClose.awaitEnd(WAIT_SECONDS, TimeUnit.SECONDS)).as("the first close ended").isTrue();
@@ -113,7 +114,8 @@ class CloseFromAWritersLogHookTest {
         CallOutcome write = new CallOutcome();
         CallOutcome.startDaemon(() -> write.run(() -> writeUntilRolled(store, vfs)), WRITER);
 
-        assertThat(hookClose.awaitEnd(WAIT_SECONDS, TimeUnit.SECONDS)).as("the close in the writer's hook ended").isTrue();
+        assertThat(hookClose.awaitEnd(WAIT_SECONDS, TimeUnit.SECONDS))
+                .as("the close in the writer's hook ended").isTrue();
         assertThat(hookClose.thrown()).as("the only close, in the writer's roll")
                 .isInstanceOf(IllegalStateException.class).hasMessageContaining("call close from another thread");
         assertThat(write.awaitEnd(WAIT_SECONDS, TimeUnit.SECONDS)).as("the writes ended").isTrue();

@@ -159,7 +159,8 @@ class SoleCloseFromAWaitedForThreadTest {
         Database db = openWithTable(options);
         dbRef.set(db);
         CallOutcome write = new CallOutcome();
-        CallOutcome.startDaemon(() -> write.run(() -> db.putItem(TABLE, new PutItem(Item.builder().s("pk", "w").build()))),
+        CallOutcome.startDaemon(
+                () -> write.run(() -> db.putItem(TABLE, new PutItem(Item.builder().s("pk", "w").build()))),
                 "sync-writer");
 
         assertRefused(hookClose, "a close from a hook inside a SYNC writer's fsync");

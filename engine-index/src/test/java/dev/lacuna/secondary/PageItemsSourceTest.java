@@ -47,8 +47,8 @@ class PageItemsSourceTest {
                 pages.add(t.query(new Query("pk = :p").value(":p", AttributeValue.s("P")).scanIndexForward(false)));
                 pages.add(t.query(new Query("pk = :p").value(":p", AttributeValue.s("P")).index("byTitle")
                         .select(Select.ALL_ATTRIBUTES)));
-                pages.add(t.query(new Query("#st = :s").name("#st", "status").value(":s", AttributeValue.s("OPEN")).index("byStatus")
-                        .consistentRead(false).readYourWrites(java.time.Duration.ofSeconds(30))));
+                pages.add(t.query(new Query("#st = :s").name("#st", "status").value(":s", AttributeValue.s("OPEN"))
+                        .index("byStatus").consistentRead(false).readYourWrites(java.time.Duration.ofSeconds(30))));
                 pages.add(t.query(new Query("pk = :p").value(":p", AttributeValue.s("P")).index("byTitle")));
                 pages.add(t.scan(new Scan()));
                 // the store moves on: every item overwritten, flushed, overwritten again

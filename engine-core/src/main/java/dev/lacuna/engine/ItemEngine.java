@@ -28,7 +28,6 @@ import dev.lacuna.kv.KvOptions;
 import dev.lacuna.kv.KvStats;
 import dev.lacuna.lsm.CloseOnce;
 import dev.lacuna.lsm.LsmStore;
-import dev.lacuna.lsm.OwnedThreads;
 import dev.lacuna.storage.Durability;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -278,13 +277,10 @@ public final class ItemEngine implements AutoCloseable {
     public void flush() {
         // Counted in while retention reads the log: it holds the Streams monitor the database's close takes, so a
         // close from a file system hook in that read must not wait for another close, and, alone, is refused.
-        OwnedThreads owned = kv.ownedThreads();
-        owned.enter();
-        try {
+        kv.ownedThreads().counted(() -> {
             streams.enforceRetention(); // first, so that the flush's trim of the log drops what retention let go
-        } finally {
-            owned.exit();
-        }
+            return null;
+        });
         kv.flush();
     }
 

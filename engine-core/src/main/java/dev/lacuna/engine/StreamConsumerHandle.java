@@ -8,7 +8,6 @@ import dev.lacuna.StreamProcessor;
 import dev.lacuna.StreamRecord;
 import dev.lacuna.TrimmedDataAccessException;
 import dev.lacuna.lsm.KvLogReader;
-import dev.lacuna.lsm.OwnedThreads;
 import dev.lacuna.storage.Durability;
 import dev.lacuna.storage.StorageIOException;
 import java.time.Duration;
@@ -84,13 +83,7 @@ final class StreamConsumerHandle implements StreamConsumer {
         // Counted in while it runs: it holds this handle's monitor, which the database's close takes, so a close from
         // this thread (a file system hook in the poll's log read) must not wait for a close under way in another
         // thread, and, as the only close, is refused rather than close the log under the read.
-        OwnedThreads owned = streams.kv.ownedThreads();
-        owned.enter();
-        try {
-            return pollCounted(max, wait);
-        } finally {
-            owned.exit();
-        }
+        return streams.kv.ownedThreads().counted(() -> pollCounted(max, wait));
     }
 
     private synchronized StreamBatch pollCounted(int max, Duration wait) throws InterruptedException {
@@ -226,23 +219,23 @@ final class StreamConsumerHandle implements StreamConsumer {
 
     @Override
     public void resetToTrimHorizon() {
-        OwnedThreads owned = streams.kv.ownedThreads(); // as poll: it writes the checkpoint under this monitor
-        owned.enter();
-        try {
-            synchronized (this) {
-                checkUsable();
-                long at = streams.reset(this);
-                position = Math.min(at, streams.kv.lastSequence());
-                pending = null;
-                if (reader != null) {
-                    reader.close();
-                    reader = null;
-                }
-            }
-        } finally {
-            owned.exit();
+        streams.kv.ownedThreads().counted(() -> { // as poll: it writes the checkpoint under this monitor
+            resetCounted();
+            return null;
+        });
+    }
+
+    private synchronized void resetCounted() {
+        checkUsable();
+        long at = streams.reset(this);
+        position = Math.min(at, streams.kv.lastSequence());
+        pending = null;
+        if (reader != null) {
+            reader.close();
+            reader = null;
         }
     }
+
 
     @Override
     public StreamProcessor start(StreamHandler handler, int batchSize) {
@@ -281,22 +274,21 @@ final class StreamConsumerHandle implements StreamConsumer {
             p.close(); // outside the monitor: its thread polls under it
         }
         // Counted in, as poll: it closes the reader (a file) under the monitor the database's close takes.
-        OwnedThreads owned = streams.kv.ownedThreads();
-        owned.enter();
-        try {
-            synchronized (this) {
-                if (closed) {
-                    return;
-                }
-                closed = true;
-                if (reader != null) {
-                    reader.close();
-                    reader = null;
-                }
-            }
-        } finally {
-            owned.exit();
+        if (streams.kv.ownedThreads().counted(this::closeReader)) {
+            streams.release(this);
         }
-        streams.release(this);
+    }
+
+    /** Marks the handle closed and closes its reader; false if it was closed already. */
+    private synchronized boolean closeReader() {
+        if (closed) {
+            return false;
+        }
+        closed = true;
+        if (reader != null) {
+            reader.close();
+            reader = null;
+        }
+        return true;
     }
 }

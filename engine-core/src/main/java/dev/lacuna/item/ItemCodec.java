@@ -95,7 +95,7 @@ public final class ItemCodec {
      * with it, counted from the lengths read rather than by walking the decoded item again.
      */
     public static Sized decodeSized(byte[] bytes) {
-        return ItemDecoder.decodeSized(new ByteIn(bytes, 0, bytes.length, UNKNOWN_FILE, 0), null);
+        return ItemDecoder.decodeSized(new ByteIn(bytes, 0, bytes.length, UNKNOWN_FILE, 0));
     }
 
     /**

@@ -41,13 +41,9 @@ final class ItemDecoder {
         return new ItemDecoder(in, null).item();
     }
 
-    /**
-     * Decodes the item and returns it with its {@link ItemSize#of} size.
-     *
-     * @param names the attribute names of the item decoded before, or null
-     */
-    static ItemCodec.Sized decodeSized(ByteIn in, NameCache names) {
-        ItemDecoder decoder = new ItemDecoder(in, names);
+    /** Decodes the item and returns it with its {@link ItemSize#of} size (a page's items: {@link #pageItem}). */
+    static ItemCodec.Sized decodeSized(ByteIn in) {
+        ItemDecoder decoder = new ItemDecoder(in, null);
         Item item = decoder.item();
         return new ItemCodec.Sized(item, decoder.size);
     }

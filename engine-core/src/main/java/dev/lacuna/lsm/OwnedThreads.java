@@ -54,6 +54,32 @@ public final class OwnedThreads {
         return n != null && n > (callbacks.contains(t) ? 1 : 0);
     }
 
+    /**
+     * Runs {@code work} in the calling thread, counted in: a caller's work that holds a monitor the close takes (a
+     * stream consumer's poll or close, a flush's stream-retention read), so that a close from a file system hook in
+     * it neither waits for a close waiting for that monitor nor, alone, closes the store under it.
+     */
+    public <T, E extends Exception> T counted(Work<T, E> work) throws E {
+        enter();
+        try {
+            return work.run();
+        } finally {
+            exit();
+        }
+    }
+
+    /**
+     * Work of a caller's, run by {@link #counted}.
+     *
+     * @param <T> what it returns
+     * @param <E> what it may throw
+     */
+    @FunctionalInterface
+    public interface Work<T, E extends Exception> {
+        /** Does the work. */
+        T run() throws E;
+    }
+
     /** {@code body}, run with its thread counted in: the body of a thread the store owns. */
     public Runnable owning(Runnable body) {
         return () -> {

@@ -5,8 +5,10 @@
  * ({@link dev.lacuna.vfs.testing.CrashCycles}), the run that checks a crash test catches each breakage
  * ({@link dev.lacuna.vfs.testing.BreakageRuns}) and the closing of what a crash left behind
  * ({@link dev.lacuna.vfs.testing.BackgroundCloser}); and two helpers for tests that must land somewhere exact: a
- * file system holding the log's group-commit fsyncs ({@link dev.lacuna.vfs.testing.HeldLogForce}) and a clock
- * the test moves ({@link dev.lacuna.vfs.testing.ManualClock}). Lacuna's own power-loss suites and
+ * file system holding the log's group-commit fsyncs ({@link dev.lacuna.vfs.testing.HeldLogForce}), a clock
+ * the test moves ({@link dev.lacuna.vfs.testing.ManualClock}); and for tests of calls that might hang, a file system
+ * that runs a hook in a given thread's file call ({@link dev.lacuna.vfs.testing.ThreadHookVfs}) and the outcome of a
+ * call on another thread, awaited with a timeout ({@link dev.lacuna.vfs.testing.CallOutcome}). Lacuna's own power-loss suites and
  * {@code lacuna crashtest} run on it; a user's crash tests may too.
  *
  * <p>Exported by module {@code dev.lacuna.wal}; depends on nothing of Lacuna but {@code dev.lacuna.vfs}, and on no

@@ -1,6 +1,5 @@
 package dev.lacuna.wal;
 
-import dev.lacuna.storage.LacunaException;
 import java.time.Duration;
 
 /**
@@ -75,6 +74,20 @@ final class BatchedSyncer implements Runnable {
 
     @Override
     public void run() {
+        try {
+            loop();
+        } finally {
+            // However it ended (an Error from the fsync, an interrupt), the next request starts a syncer again:
+            // a field naming a dead thread left batched records with no one to make them durable.
+            synchronized (this) {
+                if (thread == Thread.currentThread()) {
+                    thread = null;
+                }
+            }
+        }
+    }
+
+    private void loop() {
         while (true) {
             long lsn;
             synchronized (this) {
@@ -101,8 +114,9 @@ final class BatchedSyncer implements Runnable {
             }
             try {
                 wal.syncTo(lsn);
-            } catch (LacunaException e) {
-                // The log has failed (or closed); it reports that to the next appender. Nothing to do here.
+            } catch (RuntimeException e) {
+                // The log has failed (or closed): syncTo fails it for anything its fsync threw, and it reports that
+                // to the next appender, whose append repairs it. Nothing to do here but go on syncing.
             }
         }
     }

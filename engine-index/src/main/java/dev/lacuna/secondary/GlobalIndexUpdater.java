@@ -38,7 +38,13 @@ import jdk.jfr.EventType;
  * queue's entries created and deleted within
  * moments) a checkpoint at the last record would push the entries open at that moment into a file, and each
  * deletion of one would then leave a tombstone over a put that every read of the queue steps over until a
- * compaction meets the two; kept in memory, the deletion annihilates the put.
+ * compaction meets the two; kept in memory, the deletion annihilates the put. The window is sized for entries that
+ * move, not only for those closed within moments: a queue where every write moves one of 10,000 tickets to the
+ * tail (IndexLagBenchmark) keeps each entry open for 10,000 records; with a window of 4,096 each checkpoint
+ * pushed about half the open entries into a file, and a read of a queue's head stepped over ~500 dead entries
+ * ({@code MovingQueueReadCostTest}). The price of a wider window is bounded: a restart reads at most
+ * {@value #CHECKPOINT_RECORDS} plus twice {@value #YOUNG_LSNS} records again, and the carried entries are at
+ * most the keys written within it.
  *
  * <p>A transient error (an I/O error: a full disk) while reading the log, applying entries or checkpointing
  * is retried with a bounded backoff ({@link RetryPolicy#defaults()}), reading the log again from the last
@@ -50,8 +56,12 @@ import jdk.jfr.EventType;
 final class GlobalIndexUpdater implements IndexMaintainer {
     /** Log records between two checkpoints (bounds how much log a restart reads again). */
     static final long CHECKPOINT_RECORDS = 50_000;
-    /** How far (in LSNs, at least) a routine checkpoint stays behind the last record applied; see the class. */
-    static final long YOUNG_LSNS = 4096;
+    /**
+     * How far (in LSNs, at least) a routine checkpoint stays behind the last record applied; see the class. Under
+     * half of {@link #CHECKPOINT_RECORDS}: the mark a routine checkpoint goes to (two marks back at most) is then
+     * always above the last checkpoint, so it never falls back to the last record applied.
+     */
+    static final long YOUNG_LSNS = 16_384;
     /** Items per unlogged batch while backfilling. */
     private static final int BACKFILL_BATCH = 512;
     /** Log records applied as one batch at most (see {@link #applyBatch}). */

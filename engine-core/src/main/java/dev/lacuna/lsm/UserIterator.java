@@ -19,8 +19,8 @@ import java.util.Arrays;
  *
  * <p>Walking forward, it reads each internal key in place ({@link InternalIterator#keyBuffer()}) and copies only
  * the key of the entry it returns or of a deletion it passes, into a buffer of its own that it reuses: it needs
- * that key after the iterator moved on (to pass the key's older versions), and a fresh array for every entry
- * stepped over was most of what a scan allocated outside the values.
+ * that key after the iterator moved on (to pass the key's older versions), and copying every key stepped over
+ * into a fresh array cost an allocation per entry besides the value's.
  */
 final class UserIterator implements AutoCloseable {
     /** Versions of one user key stepped over one by one before the rest are passed with a seek. */

@@ -38,6 +38,21 @@ public interface InternalIterator extends AutoCloseable {
     /** The current entry's internal key. */
     byte[] key();
 
+    /**
+     * The current entry's key without a copy: its bytes are {@code keyBuffer()[0, keyLength())}. Unlike
+     * {@link #key()}'s array, this one may be the iterator's own buffer, rewritten by its next move: read it
+     * before moving, never write it, and call {@link #key()} for a key to keep. Hot loops (the merging heap,
+     * the user iterator) compare keys this way rather than copy every key they step over out of its block.
+     */
+    default byte[] keyBuffer() {
+        return key();
+    }
+
+    /** The length of the key in {@link #keyBuffer()}, which may be longer. */
+    default int keyLength() {
+        return keyBuffer().length;
+    }
+
     /** The current entry's value (empty for deletions). */
     byte[] value();
 

@@ -116,6 +116,26 @@ public final class InternalKey {
         return Arrays.equals(a, 0, a.length - TRAILER_SIZE, b, 0, b.length - TRAILER_SIZE);
     }
 
+    /*
+     * The same reads on a key held in the first {@code length} bytes of an array: the user iterator compares the
+     * keys it steps over in the iterators' own buffers, without copying each out.
+     */
+
+    /** The trailer of the internal key in {@code k[0, length)}. */
+    public static long trailer(byte[] k, int length) {
+        return (long) BIG_LONG.get(k, length - TRAILER_SIZE);
+    }
+
+    /** Compares the user key of the internal key in {@code k[0, length)} with a plain user key. */
+    public static int compareUserKey(byte[] k, int length, byte[] userKey) {
+        return Arrays.compareUnsigned(k, 0, length - TRAILER_SIZE, userKey, 0, userKey.length);
+    }
+
+    /** Whether the internal keys in {@code a[0, aLength)} and {@code b[0, bLength)} carry the same user key. */
+    public static boolean sameUserKey(byte[] a, int aLength, byte[] b, int bLength) {
+        return Arrays.equals(a, 0, aLength - TRAILER_SIZE, b, 0, bLength - TRAILER_SIZE);
+    }
+
     private static void putTrailer(byte[] k, int offset, long trailer) {
         for (int i = 7; i >= 0; i--) {
             k[offset + i] = (byte) trailer;

@@ -110,6 +110,16 @@ final class LevelIterator implements InternalIterator {
     }
 
     @Override
+    public byte[] keyBuffer() {
+        return table.keyBuffer();
+    }
+
+    @Override
+    public int keyLength() {
+        return table.keyLength();
+    }
+
+    @Override
     public byte[] value() {
         return table.value();
     }

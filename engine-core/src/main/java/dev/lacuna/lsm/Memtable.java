@@ -613,6 +613,16 @@ final class Memtable {
         }
 
         @Override
+        public byte[] keyBuffer() {
+            return current.getKey(); // never written: no copy needed in either method
+        }
+
+        @Override
+        public int keyLength() {
+            return current.getKey().length;
+        }
+
+        @Override
         public byte[] value() {
             return current.getValue();
         }

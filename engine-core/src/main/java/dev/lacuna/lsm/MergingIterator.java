@@ -9,10 +9,17 @@ import java.util.List;
  * child's current key. Changing direction re-positions every other child around the current key, as
  * LevelDB's merging iterator does. Children must not hold the same internal key twice (the engine never
  * reads an SSTable together with the memtable it was flushed from). Closes its children.
+ *
+ * <p>The heap compares the children's keys in place ({@link InternalIterator#keyBuffer()}), so a step copies
+ * no key out of its block: a child's buffer changes only when that child moves, and the heap re-reads a child's
+ * key after every move of it. The top child's key is then at hand for {@link #keyBuffer()} too, which the user
+ * iterator calls for every entry: the children are of several classes, and each call to one costs a dispatch.
  */
 final class MergingIterator implements InternalIterator {
     private final InternalIterator[] children;
-    private final byte[][] keys; // each child's current key, or null if it is not valid
+    /** Each valid child's current key, in {@code keys[i][0, lengths[i])}: read after every move of the child. */
+    private final byte[][] keys;
+    private final int[] lengths;
     private final int[] heap;
     private int heapSize;
     private boolean forward = true;
@@ -20,6 +27,7 @@ final class MergingIterator implements InternalIterator {
     MergingIterator(List<InternalIterator> children) {
         this.children = children.toArray(new InternalIterator[0]);
         this.keys = new byte[this.children.length][];
+        this.lengths = new int[this.children.length];
         this.heap = new int[this.children.length];
     }
 
@@ -69,7 +77,7 @@ final class MergingIterator implements InternalIterator {
             for (int i = 0; i < children.length; i++) {
                 if (i != top) {
                     children[i].seek(key);
-                    if (children[i].valid() && InternalKey.compare(children[i].key(), key) == 0) {
+                    if (children[i].valid() && compareKey(children[i], key) == 0) {
                         children[i].next();
                     }
                 }
@@ -89,7 +97,7 @@ final class MergingIterator implements InternalIterator {
             for (int i = 0; i < children.length; i++) {
                 if (i != top) {
                     children[i].seekForPrev(key);
-                    if (children[i].valid() && InternalKey.compare(children[i].key(), key) == 0) {
+                    if (children[i].valid() && compareKey(children[i], key) == 0) {
                         children[i].prev();
                     }
                 }
@@ -103,7 +111,17 @@ final class MergingIterator implements InternalIterator {
 
     @Override
     public byte[] key() {
+        return children[heap[0]].key();
+    }
+
+    @Override
+    public byte[] keyBuffer() {
         return keys[heap[0]];
+    }
+
+    @Override
+    public int keyLength() {
+        return lengths[heap[0]];
     }
 
     @Override
@@ -133,10 +151,9 @@ final class MergingIterator implements InternalIterator {
 
     private void refreshTop(int child) {
         if (children[child].valid()) {
-            keys[child] = children[child].key();
+            readKey(child);
             siftDown(0);
         } else {
-            keys[child] = null;
             heap[0] = heap[--heapSize];
             if (heapSize > 0) {
                 siftDown(0);
@@ -149,10 +166,8 @@ final class MergingIterator implements InternalIterator {
         heapSize = 0;
         for (int i = 0; i < children.length; i++) {
             if (children[i].valid()) {
-                keys[i] = children[i].key();
+                readKey(i);
                 heap[heapSize++] = i;
-            } else {
-                keys[i] = null;
             }
         }
         for (int i = heapSize / 2 - 1; i >= 0; i--) {
@@ -160,9 +175,18 @@ final class MergingIterator implements InternalIterator {
         }
     }
 
+    private void readKey(int child) {
+        keys[child] = children[child].keyBuffer();
+        lengths[child] = children[child].keyLength();
+    }
+
+    private static int compareKey(InternalIterator child, byte[] key) {
+        return InternalKey.compare(child.keyBuffer(), 0, child.keyLength(), key, 0, key.length);
+    }
+
     /** Whether child {@code a} comes before child {@code b} in the current direction. */
     private boolean before(int a, int b) {
-        int c = InternalKey.compare(keys[a], keys[b]);
+        int c = InternalKey.compare(keys[a], 0, lengths[a], keys[b], 0, lengths[b]);
         return forward ? c < 0 : c > 0;
     }
 

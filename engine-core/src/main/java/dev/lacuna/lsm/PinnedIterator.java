@@ -56,6 +56,16 @@ final class PinnedIterator implements InternalIterator {
     }
 
     @Override
+    public byte[] keyBuffer() {
+        return table.keyBuffer();
+    }
+
+    @Override
+    public int keyLength() {
+        return table.keyLength();
+    }
+
+    @Override
     public byte[] value() {
         return table.value();
     }

@@ -2,6 +2,7 @@ package dev.lacuna.lsm;
 
 import dev.lacuna.base.InternalIterator;
 import dev.lacuna.base.InternalKey;
+import java.util.Arrays;
 
 /**
  * Turns a merged stream of internal entries into the user's view at one snapshot: for each user key in
@@ -15,6 +16,11 @@ import dev.lacuna.base.InternalKey;
  * rewritten constantly can hold thousands of versions in memtables and level-0 tables, and a read stepping over
  * each would cost in proportion to the key's history. A seek counts as one entry passed: the count is the
  * cost paid.
+ *
+ * <p>Walking forward, it reads each internal key in place ({@link InternalIterator#keyBuffer()}) and copies only
+ * the key of the entry it returns or of a deletion it passes, into a buffer of its own that it reuses: it needs
+ * that key after the iterator moved on (to pass the key's older versions), and copying every key stepped over
+ * into a fresh array cost an allocation per entry besides the value's.
  */
 final class UserIterator implements AutoCloseable {
     /** Versions of one user key stepped over one by one before the rest are passed with a seek. */
@@ -27,8 +33,14 @@ final class UserIterator implements AutoCloseable {
     private final boolean reverse;
     private final Runnable onClose;
 
-    /** The internal key of the entry returned, or null: its user key is copied out only if asked for. */
+    /**
+     * The internal key of the entry returned in {@code current[0, currentLength)}, or null: its user key is copied
+     * out only if asked for. Walking forward, this is {@link #held}; walking backwards, an array of its own.
+     */
     private byte[] current;
+    private int currentLength;
+    /** Walking forward: the key of the entry returned or of the deletion being passed, copied out of the iterator. */
+    private byte[] held = new byte[64];
     private byte[] key; // the user key of current, once asked for
     private byte[] value;
     private long passed;   // internal entries stepped over
@@ -70,7 +82,7 @@ final class UserIterator implements AutoCloseable {
     /** The user key: copied out of the internal key on the first call (a query reads only the values). */
     byte[] key() {
         if (key == null && current != null) {
-            key = InternalKey.userKey(current);
+            key = Arrays.copyOf(current, currentLength - InternalKey.TRAILER_SIZE);
         }
         return key;
     }
@@ -88,7 +100,7 @@ final class UserIterator implements AutoCloseable {
         if (reverse) {
             findPrev(); // the internal iterator already sits before the returned key's versions
         } else {
-            skipVersionsOf(current, 0); // the older versions of the key just returned
+            skipVersionsOf(current, currentLength, 0); // the older versions of the key just returned
             findNext();
         }
     }
@@ -100,13 +112,15 @@ final class UserIterator implements AutoCloseable {
         byte[] newerKey = null; // the user key whose versions written after the snapshot are being passed
         int newer = 0;
         while (it.valid()) {
-            byte[] ik = it.key();
-            if (upper != null && InternalKey.compareUserKey(ik, upper) >= 0) {
+            byte[] ik = it.keyBuffer(); // rewritten by the iterator's next move
+            int length = it.keyLength();
+            if (upper != null && InternalKey.compareUserKey(ik, length, upper) >= 0) {
                 return;
             }
-            if (InternalKey.sequence(ik) > snapshot) {
+            long trailer = InternalKey.trailer(ik, length);
+            if (trailer >>> 8 > snapshot) {
                 // Written after the snapshot: past a few of one key's, seek to its newest version the snapshot sees.
-                if (newerKey != null && InternalKey.compareUserKey(ik, newerKey) == 0) {
+                if (newerKey != null && InternalKey.compareUserKey(ik, length, newerKey) == 0) {
                     if (++newer >= MAX_SEQUENTIAL_SKIPS) {
                         passed++;
                         it.seek(InternalKey.seekKey(newerKey, snapshot));
@@ -114,23 +128,33 @@ final class UserIterator implements AutoCloseable {
                         continue;
                     }
                 } else {
-                    newerKey = InternalKey.userKey(ik);
+                    newerKey = Arrays.copyOf(ik, length - InternalKey.TRAILER_SIZE);
                     newer = 1;
                 }
                 step();
                 continue;
             }
-            if (InternalKey.isDeletion(ik)) {
+            hold(ik, length);
+            if ((trailer & 0xFF) != InternalKey.KIND_PUT) {
                 step();
-                skipVersionsOf(ik, 1); // hidden by the deletion
+                skipVersionsOf(held, length, 1); // hidden by the deletion
                 continue;
             }
-            current = ik;
+            current = held;
+            currentLength = length;
             value = it.value();
             returned++;
             step();
             return;
         }
+    }
+
+    /** Copies the key the iterator is on into {@link #held}, which the iterator's moves leave alone. */
+    private void hold(byte[] ik, int length) {
+        if (held.length < length) {
+            held = new byte[Math.max(length, 2 * held.length)];
+        }
+        System.arraycopy(ik, 0, held, 0, length);
     }
 
     /**
@@ -165,24 +189,26 @@ final class UserIterator implements AutoCloseable {
         }
         if (savedKey != null && savedIsPut) {
             current = savedKey;
+            currentLength = savedKey.length;
             value = savedValue;
             returned++;
         }
     }
 
     /**
-     * Passes the versions of the user key of {@code internalKey} (an entry already passed, whose array the
-     * iterator's moves leave alone) the iterator sits on, {@code alreadyPassed} of them passed already: one by
-     * one up to {@link #MAX_SEQUENTIAL_SKIPS}, then the rest with one seek past the key.
+     * Passes the versions of the user key of the internal key in {@code internalKey[0, length)} (an entry already
+     * passed, whose array the iterator's moves leave alone) the iterator sits on, {@code alreadyPassed} of them
+     * passed already: one by one up to {@link #MAX_SEQUENTIAL_SKIPS}, then the rest with one seek past the key.
      */
-    private void skipVersionsOf(byte[] internalKey, int alreadyPassed) {
+    private void skipVersionsOf(byte[] internalKey, int length, int alreadyPassed) {
         int n = alreadyPassed;
-        while (it.valid() && InternalKey.sameUserKey(it.key(), internalKey)) {
+        while (it.valid() && InternalKey.sameUserKey(it.keyBuffer(), it.keyLength(), internalKey, length)) {
             if (n++ >= MAX_SEQUENTIAL_SKIPS) {
                 passed++;
                 // The smallest internal key of the user key: only a version at sequence 0 of the lowest kind
                 // sorts at or after it, and the loop steps over that one.
-                it.seek(InternalKey.encode(InternalKey.userKey(internalKey), 0, 0));
+                byte[] userKey = Arrays.copyOf(internalKey, length - InternalKey.TRAILER_SIZE);
+                it.seek(InternalKey.encode(userKey, 0, 0));
                 n = Integer.MIN_VALUE; // one seek at most
                 continue;
             }

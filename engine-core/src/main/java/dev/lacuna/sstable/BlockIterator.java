@@ -28,6 +28,11 @@ final class BlockIterator implements InternalIterator {
     private int nextOffset;
     /** Index of the restart point at or before {@link #current}. */
     private int restartIndex;
+    /**
+     * Offset of restart point {@code restartIndex + 1}, or {@code Integer.MAX_VALUE} if there is none: every step
+     * checks whether it passed it, and reading it from the block's restart array each time cost more.
+     */
+    private int nextRestart = Integer.MAX_VALUE;
     private byte[] key = new byte[64];
     private int keyLength;
     private int valueOffset;
@@ -53,7 +58,7 @@ final class BlockIterator implements InternalIterator {
             restartCount = newBlock.restartCount();
         }
         current = restartsOffset;
-        restartIndex = restartCount;
+        setRestartIndex(restartCount);
     }
 
     @Override
@@ -160,11 +165,13 @@ final class BlockIterator implements InternalIterator {
     }
 
     /** The buffer holding the current key in {@code [0, keyLength())}; overwritten by every move. */
-    byte[] keyBuffer() {
+    @Override
+    public byte[] keyBuffer() {
         return key;
     }
 
-    int keyLength() {
+    @Override
+    public int keyLength() {
         return keyLength;
     }
 
@@ -216,7 +223,7 @@ final class BlockIterator implements InternalIterator {
 
     private void seekToRestartPoint(int index) {
         keyLength = 0;
-        restartIndex = index;
+        setRestartIndex(index);
         nextOffset = block.restart(index);
         valid = false;
     }
@@ -232,12 +239,15 @@ final class BlockIterator implements InternalIterator {
         int shared;
         int unshared;
         int length;
-        if (p + 3 <= restartsOffset && (data[p] | data[p + 1] | data[p + 2]) >= 0) {
-            // Fast path: the three lengths are one byte each, as they are in most entries.
+        int valueBytes = p + 3 > restartsOffset || (data[p] | data[p + 1]) < 0 ? 0
+                : data[p + 2] >= 0 ? 1 : p + 4 <= restartsOffset && data[p + 3] >= 0 ? 2 : 0;
+        if (valueBytes != 0) {
+            // Fast path: the key's two lengths are one byte each and the value's one or two (an item of a few
+            // attributes is over 127 bytes), as they are in most entries.
             shared = data[p];
             unshared = data[p + 1];
-            length = data[p + 2];
-            p += 3;
+            length = valueBytes == 1 ? data[p + 2] : (data[p + 2] & 0x7F) | data[p + 3] << 7;
+            p += 2 + valueBytes;
         } else {
             long r = Varints.decode32(data, p, restartsOffset);
             if (r < 0) {
@@ -271,16 +281,21 @@ final class BlockIterator implements InternalIterator {
         valueOffset = p + unshared;
         valueLength = length;
         nextOffset = valueOffset + length;
-        while (restartIndex + 1 < restartCount && block.restart(restartIndex + 1) <= current) {
-            restartIndex++;
+        while (nextRestart <= current) {
+            setRestartIndex(restartIndex + 1);
         }
         valid = true;
         return true;
     }
 
+    private void setRestartIndex(int index) {
+        restartIndex = index;
+        nextRestart = index + 1 < restartCount ? block.restart(index + 1) : Integer.MAX_VALUE;
+    }
+
     private void markInvalid() {
         current = restartsOffset;
-        restartIndex = restartCount;
+        setRestartIndex(restartCount);
         valid = false;
     }
 

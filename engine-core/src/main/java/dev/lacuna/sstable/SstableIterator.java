@@ -101,6 +101,16 @@ final class SstableIterator implements InternalIterator {
     }
 
     @Override
+    public byte[] keyBuffer() {
+        return data.keyBuffer();
+    }
+
+    @Override
+    public int keyLength() {
+        return data.keyLength();
+    }
+
+    @Override
     public byte[] value() {
         requireValid();
         return data.value();

@@ -227,4 +227,36 @@ class BlockTest {
             assertThatThrownBy(() -> it.seek(key("a", 1))).isInstanceOf(CorruptionException.class);
         }
     }
+
+    /**
+     * Value lengths of one, two and three varint bytes (the iterator decodes one and two bytes on a fast path),
+     * around each boundary, with keys whose lengths take one byte and two; the last entry's value is empty, so
+     * its three lengths are the last bytes before the restart array.
+     */
+    @Test
+    void shouldDecodeValueLengthsOfOneTwoAndThreeBytes() {
+        TreeMap<byte[], byte[]> model = TestTables.model();
+        int[] lengths = {0, 1, 127, 128, 129, 255, 256, 16383, 16384, 20000, 5};
+        for (int i = 0; i < lengths.length; i++) {
+            byte[] value = new byte[lengths[i]];
+            Arrays.fill(value, (byte) (0x80 | i)); // value bytes that are not valid one-byte lengths
+            String user = "k" + (char) ('a' + i) + (i % 2 == 0 ? "" : "x".repeat(140));
+            model.put(key(user, 7), value);
+        }
+        model.put(key("zz", 1), new byte[0]);
+        for (int restartInterval : new int[] {1, 4}) {
+            Block block = build(model, restartInterval);
+            try (BlockIterator it = block.iterator()) {
+                assertThat(TestTables.sameEntries(TestTables.forward(it), TestTables.entries(model))).isTrue();
+                List<Map.Entry<byte[], byte[]>> reversed = new ArrayList<>(model.descendingMap().entrySet());
+                assertThat(TestTables.sameEntries(TestTables.backward(it), reversed)).isTrue();
+                for (byte[] k : model.keySet()) {
+                    it.seek(k);
+                    assertThat(it.key()).isEqualTo(k);
+                    assertThat(it.value()).isEqualTo(model.get(k));
+                    assertThat(Arrays.copyOf(it.keyBuffer(), it.keyLength())).isEqualTo(k);
+                }
+            }
+        }
+    }
 }

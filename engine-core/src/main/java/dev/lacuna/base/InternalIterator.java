@@ -48,7 +48,10 @@ public interface InternalIterator extends AutoCloseable {
         return key();
     }
 
-    /** The length of the key in {@link #keyBuffer()}, which may be longer. */
+    /**
+     * The length of the key in {@link #keyBuffer()}, which may be longer. An iterator overrides both methods or
+     * neither: this default is right only for the default {@code keyBuffer()}, whose array is the key exactly.
+     */
     default int keyLength() {
         return keyBuffer().length;
     }

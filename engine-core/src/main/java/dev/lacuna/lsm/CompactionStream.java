@@ -99,11 +99,13 @@ final class CompactionStream {
             if (kind == InternalKey.KIND_SINGLE_DELETE) {
                 byte[] v = input.value();
                 input.next();
-                if (input.valid() && InternalKey.sameUserKey(input.key(), ik)
-                        && InternalKey.kind(input.key()) == InternalKey.KIND_PUT
-                        && stripeOf(InternalKey.sequence(input.key())) == stripe) {
+                // Read once: a merging input's key() is a fresh copy out of its block at every call.
+                byte[] next = input.valid() ? input.key() : null;
+                if (next != null && InternalKey.sameUserKey(next, ik)
+                        && InternalKey.kind(next) == InternalKey.KIND_PUT
+                        && stripeOf(InternalKey.sequence(next)) == stripe) {
                     drop(ik);
-                    drop(input.key());
+                    drop(next);
                     input.next();
                     // The pair is gone as if never written: the next older entry is the newest again, and
                     // must still hide what is below it (a deletion before the put, for instance).
@@ -111,9 +113,8 @@ final class CompactionStream {
                     underAnnihilatedPair = true;
                     continue;
                 }
-                if (input.valid() && InternalKey.sameUserKey(input.key(), ik)
-                        && InternalKey.isDeletion(input.key())
-                        && stripeOf(InternalKey.sequence(input.key())) == stripe) {
+                if (next != null && InternalKey.sameUserKey(next, ik) && InternalKey.isDeletion(next)
+                        && stripeOf(InternalKey.sequence(next)) == stripe) {
                     // A single deletion of a key already deleted adds nothing, and must not stand in for
                     // the deletion below it: it could later annihilate an older put that deletion hides.
                     drop(ik);

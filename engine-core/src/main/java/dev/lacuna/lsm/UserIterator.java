@@ -17,8 +17,9 @@ import java.util.Arrays;
  * each would cost in proportion to the key's history. A seek counts as one entry passed: the count is the
  * cost paid.
  *
- * <p>Walking forward, it reads each internal key in place ({@link InternalIterator#keyBuffer()}) and copies only
- * the key of the entry it returns or of a deletion it passes, into a buffer of its own that it reuses: it needs
+ * <p>Walking forward, it reads each internal key in place ({@link InternalIterator#keyBuffer()}) and, in the common
+ * case, copies only the key of the entry it returns or of a deletion it passes, into a buffer of its own that it
+ * reuses (a key whose versions are all newer than the snapshot, and a seek past versions, still make one each): it needs
  * that key after the iterator moved on (to pass the key's older versions), and copying every key stepped over
  * into a fresh array cost an allocation per entry besides the value's.
  */

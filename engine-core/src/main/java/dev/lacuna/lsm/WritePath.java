@@ -4,6 +4,7 @@ import dev.lacuna.base.InternalKey;
 import dev.lacuna.kv.WriteBatch;
 import dev.lacuna.storage.Durability;
 import dev.lacuna.storage.StorageIOException;
+import dev.lacuna.wal.ReservedRecord;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -211,6 +212,7 @@ final class WritePath {
         Memtable[] mems = new Memtable[treeIds.length];
         InsertOrder.Ticket ticket = new InsertOrder.Ticket();
         long lsn;
+        ReservedRecord reserved;
         db.commitLock.lockForAppend();
         try {
             db.checkWritable();
@@ -224,13 +226,24 @@ final class WritePath {
             for (int i = 0; i < treeIds.length; i++) {
                 mems[i] = db.trees[treeIds[i]].mem();
             }
-            // As in commit: between the append and the last insert nothing may fail. Past the append, only the
-            // in-flight queue's growth allocates before the inserts.
-            lsn = db.wal.appendNoWait(record, 0, record.length, durability);
+            // As in commit: between the append and the last insert nothing may fail but the log write, which then
+            // cuts the record from the log. Past the reservation, only the in-flight queue's growth allocates before
+            // the inserts.
+            reserved = db.wal.reserve(record, 0, record.length, durability);
+            lsn = reserved.lsn();
             loggedSinceCheck += record.length;
             db.inserts.begin(ticket, lsn, durability instanceof Durability.Sync, treeIds);
         } finally {
             db.commitLock.unlock();
+        }
+        // Written outside the lock, so that the next writer reserves its record meanwhile and joins the next
+        // grouped write. If the write fails, the log has cut this record and every one reserved after it (their
+        // LSNs are handed out again): none of them may reach a memtable, nor be published.
+        try {
+            db.wal.write(reserved);
+        } catch (RuntimeException | Error e) {
+            db.inserts.abandon(ticket);
+            throw e;
         }
         long added = 0;
         try {

@@ -15,7 +15,8 @@ import java.util.Map;
 /**
  * Writes: validate, wait while a partition is too far behind on flushing or compaction (a bounded
  * stall), then under the commit lock append one log record and insert every operation into its
- * partition's memtable with the record's LSN as sequence number; finally, outside the lock, join the
+ * partition's memtable with the record's LSN as sequence number (a batch of puts only reserves its record under
+ * the lock, and writes it and inserts outside it: {@link #commitPuts}); finally, outside the lock, join the
  * group commit if the write is {@code SYNC}. A {@code SYNC} write becomes visible to reads once its group's
  * fsync returned, any other once every {@code SYNC} write logged before it has ({@link Visibility}).
  */
@@ -198,8 +199,10 @@ final class WritePath {
     }
 
     /**
-     * Commits a logged batch of puts with its inserts outside the commit lock, in parallel with other such
-     * writers (RocksDB's concurrent memtable writes): the lock orders the append and hands out the memtables;
+     * Commits a logged batch of puts with its log write and inserts outside the commit lock, in parallel with other
+     * such writers (RocksDB's write group and concurrent memtable writes): the lock orders the records (it reserves
+     * this one in the log) and hands out the memtables; the log write joins whatever group is forming
+     * ({@link dev.lacuna.wal.Wal#write(ReservedRecord)}), and only once it succeeded are the inserts made;
      * {@link InsertOrder} publishes the write once every write before it is inserted, and this returns once
      * it is. A put reads no memtable, so its inserts need not follow the writes before it. Whatever needs the
      * memtables still ({@link #commit}'s bookkeeping: a memtable switch, the memory budget, a purge, the log's

@@ -28,16 +28,21 @@ import java.util.concurrent.locks.ReentrantLock;
  * gaps), appended by many threads, read back in order by tailing readers, and trimmed from the front once
  * every consumer is done with a segment. The byte layout is in FORMAT.md beside this class.
  *
- * <h2>Durability and group commit</h2>
- * {@link #append} frames the record into an in-memory buffer under the write lock and returns its LSN
- * once it is as durable as asked ({@link Durability}). A {@code SYNC} appender then needs an fsync that
- * covers its record: whoever first takes the sync lock becomes the leader, writes everything buffered so
- * far (its own record and those of every appender that arrived meanwhile) in one write, fsyncs once, and
- * publishes the new durable LSN; the appenders queued behind it find their records already durable and
- * return without an fsync of their own. While the leader waits for the disk, new appends keep filling the
- * buffer for the next group.
+ * <h2>Grouped writes, durability and group commit</h2>
+ * {@link #append} frames the record into an in-memory buffer under the write lock (it {@link #reserve reserves}
+ * it: gives it its LSN), then hands it to the OS ({@link #write(ReservedRecord)}), and returns its LSN once it
+ * is as durable as asked ({@link Durability}). The write is grouped (RocksDB's write group): while one appender
+ * writes, without the write lock, the records reserved before it began, later appenders reserve theirs behind
+ * it and wait; one of them then writes all of those in one write, in LSN order ({@link WriteGroup}). A
+ * {@code SYNC} appender then needs an fsync that covers its record: whoever first takes the sync lock becomes
+ * the leader, writes whatever is still buffered, fsyncs once, and publishes the new durable LSN; the appenders
+ * queued behind it find their records already durable and return without an fsync of their own. While the leader
+ * waits for the disk, new appends go on.
  *
  * <h2>Failure</h2>
+ * If a grouped write fails, wholly or in part, every record it held and every record reserved after them is cut
+ * (from the buffer, and what the write left in the file) before any of their appenders is told that its append
+ * failed, and their LSNs are handed out again: no record lands after an unacknowledged one, none is replayed.
  * If a write or fsync fails, the caller whose append or fsync failed is told so, and the log cannot know
  * what reached the disk. The next append (or fsync) first recovers: it cuts the damaged tail of the
  * segment, writes every record it holds again, fsyncs them, reads them back and checks them, seals the
@@ -254,7 +259,7 @@ public final class Wal implements AutoCloseable {
     /**
      * Appends one record and returns its LSN once it is as durable as {@code durability} asks. Records are
      * numbered in the order their appends take the write lock; a record is visible to readers once it has
-     * been handed to the OS.
+     * been handed to the OS (by its own or another appender's grouped write).
      *
      * @throws StorageIOException      if the file system fails, now or earlier (the log then refuses appends);
      *                                 or if the thread is interrupted while it waits for another thread's
@@ -275,7 +280,8 @@ public final class Wal implements AutoCloseable {
      * Appends one record like {@link #append(byte[], int, int, Durability)} but returns without waiting
      * for the fsync that {@link Durability#SYNC} needs: the caller must call {@link #awaitDurable(long)}
      * before acknowledging the write. This lets an engine number a write and apply it to its memtable
-     * under its own lock, and leave the lock before joining the group commit.
+     * under its own lock, and leave the lock before joining the group commit. The record is handed to the OS
+     * before this returns ({@link #reserve} and {@link #write(ReservedRecord)} in one).
      */
     public long appendNoWait(byte[] payload, int offset, int length, Durability durability) {
         ReservedRecord record = reserve(payload, offset, length, durability);
@@ -1252,7 +1258,7 @@ public final class Wal implements AutoCloseable {
         }
         if (thrown == null) {
             writer.written(taken);
-            group.written();
+            group.written(); // allocates nothing: its writers learn their outcome whatever follows
             visible = new Visible(writer.number(), writer.written(), taken.lastLsn());
             wakeReaders();
             return null;
@@ -1272,18 +1278,22 @@ public final class Wal implements AutoCloseable {
         long first = group.firstLsn();
         current.cut(first, taken);
         nextLsn = first;
-        if (writer != null) {
-            IOException error = cause instanceof IOException io ? io : asIOException(cause);
-            try {
-                writer.truncateToWritten();
-            } catch (IOException | RuntimeException e) {
-                // The repair cuts it again before anything is written after it; until then a crash may bring back
-                // whole records of the group from the file.
-                error.addSuppressed(e);
+        try {
+            if (writer != null) {
+                // Failed first: the repair cuts the file again before anything is written after the records, or
+                // whole records of the group past a shorter later one would be read back by recovery.
+                fail("append to", cause instanceof IOException io ? io : asIOException(cause));
+                try {
+                    writer.truncateToWritten();
+                } catch (IOException | RuntimeException e) {
+                    // Until the repair, a reopen may read whole records of the group back from the file.
+                    LOG.log(System.Logger.Level.WARNING, "write-ahead log " + dir + ": cannot cut a failed write"
+                            + " from segment " + writer.number() + " (the next append's repair cuts it): " + e);
+                }
             }
-            fail("append to", error);
+        } finally {
+            group.cutAll(cause); // however the above ends, no writer of the group waits for good
         }
-        group.cutAll(cause);
     }
 
     /** Wakes the readers waiting in {@link #awaitVisible}, each to check again what it waits for. */

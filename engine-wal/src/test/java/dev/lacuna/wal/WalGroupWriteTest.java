@@ -27,6 +27,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
  * The grouped log write ({@link Wal#reserve}, {@link Wal#write(ReservedRecord)}): records reserved while a write is
@@ -37,6 +38,8 @@ import org.junit.jupiter.api.Test;
  * deterministic: several records are reserved before the first is written, or a writer's write is held in the file
  * system while others reserve behind it.
  */
+// A writer left waiting for good fails the test rather than hanging the build.
+@Timeout(value = 120, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 class WalGroupWriteTest {
     private static final Path DIR = Path.of("/db/wal");
     /** The whole segment preallocated when it is made: a record's write is then the only write it causes. */

@@ -120,14 +120,18 @@ class GroupedLogWriteFailureTest {
         assertReopensWith(disk, "a", "before", "d");
     }
 
-    /** A put after the failure gets the next LSN after the last good one, is read and logged; a flush ends. */
+    /**
+     * A flush (which waits for every put in flight) ends: no failed put is left in flight. A put after the failure
+     * gets the next LSN after the last good one, is read and logged; a flush ends again.
+     */
     private void assertGoesOn(LsmStore kv, long from, String key) throws Exception {
+        threads.submit(kv::flush).get(30, TimeUnit.SECONDS);
         long before = kv.lastSequence();
         kv.put(b(key), b("1"));
         assertThat(kv.lastSequence()).as("no hole in the LSNs").isEqualTo(before + 1);
         assertThat(kv.get(b(key))).isEqualTo(b("1"));
         assertThat(readLog(kv, from)).containsExactly(key);
-        threads.submit(kv::flush).get(30, TimeUnit.SECONDS); // waits for every put in flight: none is left behind
+        threads.submit(kv::flush).get(30, TimeUnit.SECONDS);
     }
 
     private static void assertReopensWith(MemVfs disk, String... keys) {

@@ -120,7 +120,10 @@ final class SegmentWriter {
         return pendingLength;
     }
 
-    /** Pending records handed to a write made without the log's lock: {@code length} bytes of {@code bytes} at {@code offset}. */
+    /**
+     * Records handed to a write made without the log's lock: {@code length} bytes of {@code bytes}, to go at
+     * {@code offset}.
+     */
     record Taken(byte[] bytes, int length, long offset, long lastLsn) {
     }
 

@@ -326,9 +326,14 @@ public final class Wal implements AutoCloseable {
                 throw new IllegalStateException("write-ahead log " + dir + " has used every LSN");
             }
             ReservedRecord record = new ReservedRecord(lsn, length, durability);
-            current.add(lsn, payload, offset, length);
-            nextLsn = lsn + 1;
             group.add(record);
+            try {
+                current.add(lsn, payload, offset, length); // allocates (the buffer's growth) before it changes anything
+            } catch (RuntimeException | Error e) {
+                group.removeLast(record);
+                throw e;
+            }
+            nextLsn = lsn + 1;
             return record;
         } catch (IOException e) {
             throw fail("append to", e);
@@ -339,9 +344,9 @@ public final class Wal implements AutoCloseable {
 
     /**
      * The second half of an append: returns once {@code record} (and every record reserved before it) is handed to
-     * the OS and visible to readers (and, if it asked for {@code BATCHED}, its fsync requested). If a write is in flight, waits for it, then the records reserved meanwhile are
-     * written in one write by one of their writers (the group's leader). Not durable yet: a {@code SYNC} writer
-     * calls {@link #awaitDurable} next.
+     * the OS and visible to readers (and, if it asked for {@code BATCHED}, its fsync requested). If a write is in
+     * flight, waits for it, then the records reserved meanwhile are written in one write by one of their writers
+     * (the group's leader). Not durable yet: a {@code SYNC} writer calls {@link #awaitDurable} next.
      *
      * <p>If the write fails (wholly or in part), no writer of the group is told otherwise: before any is told,
      * each of its records and every one reserved after them is cut from the log (from its buffer, and what the
@@ -1159,7 +1164,8 @@ public final class Wal implements AutoCloseable {
                     return;
                 }
                 if (!group.isEmpty()) {
-                    cutPending(refused(failed), null, null); // reserved before the failure: refused, as an append after it
+                    // Reserved before the failure and not written: refused, as an append after it is.
+                    cutPending(refused(failed), null, null);
                 }
                 if (closed) {
                     throw new DatabaseClosedException("write-ahead log " + dir);

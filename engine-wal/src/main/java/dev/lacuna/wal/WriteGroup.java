@@ -27,6 +27,13 @@ final class WriteGroup {
         pending.addLast(record);
     }
 
+    /** Takes back the record just {@link #add}ed, which could not be buffered. */
+    void removeLast(ReservedRecord record) {
+        if (pending.peekLast() == record) {
+            pending.pollLast();
+        }
+    }
+
     boolean isEmpty() {
         return pending.isEmpty();
     }

@@ -172,10 +172,27 @@ final class SegmentWriter {
         lastLsn = fromLsn - 1;
     }
 
-    /** Cuts the file after its records (and its zero fill with them): what a failed write left there goes. */
+    /**
+     * Cuts the file after its records (and its zero fill with them) and fsyncs the cut: what a failed write left
+     * there goes, durably, before its writers are told it failed. Not fsynced, the cut bytes could still reach the
+     * disk (the kernel's writeback, a group-commit leader's fsync of this segment running meanwhile), and a crash
+     * before the log's repair would replay whole records of a group write reported failed. If that fsync fails,
+     * this segment counts as holding a failed fsync: it is written again before it is sealed.
+     */
     void truncateToWritten() throws IOException {
         file.truncate(written);
         allocated = written;
+        boolean synced = false;
+        try {
+            file.force();
+            synced = true;
+        } finally {
+            if (!synced) {
+                synchronized (forces) {
+                    forces.failed = true;
+                }
+            }
+        }
     }
 
     /** Offset the segment would end at if a record with {@code payloadLength} bytes were added now. */

@@ -1284,6 +1284,7 @@ public final class Wal implements AutoCloseable {
         long first = group.firstLsn();
         current.cut(first, taken);
         nextLsn = first;
+        Throwable told = cause;
         try {
             if (writer != null) {
                 // Failed first: the repair cuts the file again before anything is written after the records, or
@@ -1292,13 +1293,20 @@ public final class Wal implements AutoCloseable {
                 try {
                     writer.truncateToWritten();
                 } catch (IOException | RuntimeException e) {
-                    // Until the repair, a reopen may read whole records of the group back from the file.
+                    // Until the repair, a reopen may read whole records of the group back from the file: their
+                    // writers are not told "failed", which a crash could belie, but that the outcome is unknown.
                     LOG.log(System.Logger.Level.WARNING, "write-ahead log " + dir + ": cannot cut a failed write"
                             + " from segment " + writer.number() + " (the next append's repair cuts it): " + e);
+                    IOException unknown = new IOException("the write failed (" + cause.getMessage() + ") and cutting"
+                            + " what it left from segment " + writer.number() + " failed too (" + e.getMessage()
+                            + "): until the log's repair on the next append, a crash may replay it, so whether it"
+                            + " took effect is unknown", cause);
+                    unknown.addSuppressed(e);
+                    told = unknown;
                 }
             }
         } finally {
-            group.cutAll(cause); // however the above ends, no writer of the group waits for good
+            group.cutAll(told); // however the above ends, no writer of the group waits for good
         }
     }
 

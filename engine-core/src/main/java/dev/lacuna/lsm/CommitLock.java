@@ -4,10 +4,11 @@ import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * The commit lock ({@link Db#commitLock}): orders writes. A writer whose batch holds only puts takes it with
- * {@link #lockForAppend()} to append its record and then inserts into the memtables after releasing it
- * ({@link InsertOrder}); every other holder takes it with {@link #lock()}, which also waits until no such
- * insert is in flight. So whoever holds it through {@link #lock()} finds every logged write in the memtables
- * and published, and no memtable written meanwhile, as when every insert ran under the lock: switching and
+ * {@link #lockForAppend()} to reserve its record in the log, and writes it (joining a group of log writes)
+ * and inserts into the memtables after releasing it ({@link InsertOrder}); every other holder takes it with
+ * {@link #lock()}, which also waits until no such write is in flight. So whoever holds it through
+ * {@link #lock()} finds every logged write in the memtables and published, and no memtable written meanwhile,
+ * as when every insert ran under the lock: switching and
  * flushing memtables, deletions (which read what the writes before them left), checkpoints, a read's one
  * sequence across partitions, close.
  *

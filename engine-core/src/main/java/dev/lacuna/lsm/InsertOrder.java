@@ -51,6 +51,12 @@ final class InsertOrder {
 
     /** {@link #begin(Ticket, long, boolean)}, told the partitions ({@code trees}) its inserts go into. */
     synchronized void begin(Ticket ticket, long lsn, boolean sync, int[] trees) {
+        Ticket last;
+        while ((last = inFlight.peekLast()) != null && last.lsn >= lsn) {
+            // The log handed out this LSN again: the writes at and after it failed their log write, and their
+            // writers, not yet back in abandon, insert nothing. They are dropped unpublished.
+            inFlight.pollLast();
+        }
         ticket.lsn = lsn;
         ticket.sync = sync;
         ticket.trees = trees;
@@ -146,6 +152,17 @@ final class InsertOrder {
             if (interrupted) {
                 Thread.currentThread().interrupt();
             }
+        }
+    }
+
+    /**
+     * The log write of {@code ticket}'s write failed: it was cut from the log with every write begun after it, so
+     * it is dropped unpublished (its LSN is handed out again) and inserts nothing. Wakes a {@link #drain} waiting
+     * for it.
+     */
+    synchronized void abandon(Ticket ticket) {
+        if (inFlight.removeLastOccurrence(ticket) && waiters > 0) {
+            notifyAll();
         }
     }
 

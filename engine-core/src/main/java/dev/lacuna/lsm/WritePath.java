@@ -4,6 +4,7 @@ import dev.lacuna.base.InternalKey;
 import dev.lacuna.kv.WriteBatch;
 import dev.lacuna.storage.Durability;
 import dev.lacuna.storage.StorageIOException;
+import dev.lacuna.wal.ReservedRecord;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -14,7 +15,8 @@ import java.util.Map;
 /**
  * Writes: validate, wait while a partition is too far behind on flushing or compaction (a bounded
  * stall), then under the commit lock append one log record and insert every operation into its
- * partition's memtable with the record's LSN as sequence number; finally, outside the lock, join the
+ * partition's memtable with the record's LSN as sequence number (a batch of puts only reserves its record under
+ * the lock, and writes it and inserts outside it: {@link #commitPuts}); finally, outside the lock, join the
  * group commit if the write is {@code SYNC}. A {@code SYNC} write becomes visible to reads once its group's
  * fsync returned, any other once every {@code SYNC} write logged before it has ({@link Visibility}).
  */
@@ -197,8 +199,10 @@ final class WritePath {
     }
 
     /**
-     * Commits a logged batch of puts with its inserts outside the commit lock, in parallel with other such
-     * writers (RocksDB's concurrent memtable writes): the lock orders the append and hands out the memtables;
+     * Commits a logged batch of puts with its log write and inserts outside the commit lock, in parallel with other
+     * such writers (RocksDB's write group and concurrent memtable writes): the lock orders the records (it reserves
+     * this one in the log) and hands out the memtables; the log write joins whatever group is forming
+     * ({@link dev.lacuna.wal.Wal#write(ReservedRecord)}), and only once it succeeded are the inserts made;
      * {@link InsertOrder} publishes the write once every write before it is inserted, and this returns once
      * it is. A put reads no memtable, so its inserts need not follow the writes before it. Whatever needs the
      * memtables still ({@link #commit}'s bookkeeping: a memtable switch, the memory budget, a purge, the log's
@@ -211,6 +215,7 @@ final class WritePath {
         Memtable[] mems = new Memtable[treeIds.length];
         InsertOrder.Ticket ticket = new InsertOrder.Ticket();
         long lsn;
+        ReservedRecord reserved;
         db.commitLock.lockForAppend();
         try {
             db.checkWritable();
@@ -224,13 +229,24 @@ final class WritePath {
             for (int i = 0; i < treeIds.length; i++) {
                 mems[i] = db.trees[treeIds[i]].mem();
             }
-            // As in commit: between the append and the last insert nothing may fail. Past the append, only the
-            // in-flight queue's growth allocates before the inserts.
-            lsn = db.wal.appendNoWait(record, 0, record.length, durability);
+            // As in commit: between the append and the last insert nothing may fail but the log write, which then
+            // cuts the record from the log. Past the reservation, only the in-flight queue's growth allocates before
+            // the inserts.
+            reserved = db.wal.reserve(record, 0, record.length, durability);
+            lsn = reserved.lsn();
             loggedSinceCheck += record.length;
             db.inserts.begin(ticket, lsn, durability instanceof Durability.Sync, treeIds);
         } finally {
             db.commitLock.unlock();
+        }
+        // Written outside the lock, so that the next writer reserves its record meanwhile and joins the next
+        // grouped write. If the write fails, the log has cut this record and every one reserved after it (their
+        // LSNs are handed out again): none of them may reach a memtable, nor be published.
+        try {
+            db.wal.write(reserved);
+        } catch (RuntimeException | Error e) {
+            db.inserts.abandon(ticket);
+            throw e;
         }
         long added = 0;
         try {

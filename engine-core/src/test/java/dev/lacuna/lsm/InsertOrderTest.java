@@ -50,6 +50,30 @@ class InsertOrderTest {
         assertThat(db.inserts.idle()).isTrue();
     }
 
+    /**
+     * Writes whose grouped log write failed (cut from the log with every write after them) are dropped unpublished:
+     * by their writers ({@code abandon}), or by the write that is given their LSN again first.
+     */
+    @Test
+    void shouldDropWritesWhoseLogWriteFailedUnpublished() {
+        InsertOrder.Ticket good = new InsertOrder.Ticket();
+        InsertOrder.Ticket failed = new InsertOrder.Ticket();
+        InsertOrder.Ticket failedToo = new InsertOrder.Ticket();
+        db.inserts.begin(good, 1, false);
+        db.inserts.begin(failed, 2, false);
+        db.inserts.begin(failedToo, 3, false);
+        db.inserts.abandon(failed);
+        db.inserts.finish(good);
+        assertThat(db.visibleSequence).isEqualTo(1);
+
+        InsertOrder.Ticket again = new InsertOrder.Ticket();
+        db.inserts.begin(again, 2, false); // LSN 2 handed out again before failedToo's writer abandoned it
+        db.inserts.finish(again);
+        db.inserts.abandon(failedToo);
+        assertThat(db.visibleSequence).isEqualTo(2);
+        assertThat(db.inserts.idle()).isTrue();
+    }
+
     @Test
     void shouldReturnAtOnceWhenEveryEarlierWriteIsInserted() {
         InsertOrder.Ticket first = new InsertOrder.Ticket();

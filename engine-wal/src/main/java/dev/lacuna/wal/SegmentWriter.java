@@ -21,7 +21,8 @@ import java.util.zip.CRC32C;
  * Frames records into the segment being written. Records are encoded into an in-memory buffer and
  * written to the file by {@link #flush()}, so that one write (and one fsync) can carry a whole group of
  * records. Not thread-safe: the {@link Wal} calls it under its write lock, except {@link #force()}, which
- * may run concurrently with appends (positional file operations are thread-safe).
+ * may run concurrently with appends (positional file operations are thread-safe), and {@link #write(Taken)}, which
+ * the leader of a grouped write runs without the lock while no one else writes the file ({@link WriteGroup}).
  */
 final class SegmentWriter {
     private static final byte[] ZEROS = new byte[64 * 1024];
@@ -37,6 +38,10 @@ final class SegmentWriter {
     private long allocated; // bytes of the file extended with zeros, at least written
     private byte[] pending = new byte[16 * 1024];
     private int pendingLength;
+    /** Bytes {@link #take taken} for a write without the log's lock, not yet {@link #written} or {@link #cut}. */
+    private int inFlight;
+    /** The buffer of the last write that ended, reused by the next {@link #take}; null if in flight. */
+    private byte[] spare;
     private long lastLsn;
     /** Offset up to which the file is known durable: the end of what the last fsync that succeeded covered. */
     private volatile long syncedTo;
@@ -98,7 +103,7 @@ final class SegmentWriter {
 
     /** Offset just past the last record added (written or pending). */
     long end() {
-        return written + pendingLength;
+        return written + inFlight + pendingLength;
     }
 
     /** Offset just past the last record handed to the OS. */
@@ -113,6 +118,81 @@ final class SegmentWriter {
 
     int pendingBytes() {
         return pendingLength;
+    }
+
+    /**
+     * Records handed to a write made without the log's lock: {@code length} bytes of {@code bytes}, to go at
+     * {@code offset}.
+     */
+    record Taken(byte[] bytes, int length, long offset, long lastLsn) {
+    }
+
+    /**
+     * Takes the pending records for a write made without the log's lock ({@link #write(Taken)}): records added
+     * meanwhile go into a new buffer, placed after them. Ended by {@link #written} or {@link #cut}; until then
+     * nothing else may write the file.
+     */
+    Taken take() {
+        if (inFlight != 0 || pendingLength == 0) {
+            throw new IllegalStateException("segment " + number + ": a write is in flight or nothing is pending");
+        }
+        Taken taken = new Taken(pending, pendingLength, written, lastLsn);
+        byte[] next = spare != null ? spare : new byte[Math.max(16 * 1024, pending.length)];
+        spare = null;
+        pending = next;
+        inFlight = pendingLength;
+        pendingLength = 0;
+        return taken;
+    }
+
+    /** Writes what {@link #take} took (one positional write), extending the preallocation first. */
+    void write(Taken taken) throws IOException {
+        extendTo(taken.offset() + taken.length());
+        file.write(ByteBuffer.wrap(taken.bytes(), 0, taken.length()), taken.offset());
+    }
+
+    /** The write of {@code taken} returned: its records are handed to the OS. */
+    void written(Taken taken) {
+        written += taken.length();
+        inFlight = 0;
+        spare = taken.bytes();
+    }
+
+    /**
+     * Forgets every record from {@code fromLsn} on, taken or pending, none of which was handed to the OS whole:
+     * their writers are told their write failed. What a failed write of them left in the file (past
+     * {@link #written()}) is cut by {@link #truncateToWritten}.
+     */
+    void cut(long fromLsn, Taken taken) {
+        if (taken != null) {
+            spare = taken.bytes();
+        }
+        inFlight = 0;
+        pendingLength = 0;
+        lastLsn = fromLsn - 1;
+    }
+
+    /**
+     * Cuts the file after its records (and its zero fill with them) and fsyncs the cut: what a failed write left
+     * there goes, durably, before its writers are told it failed. Not fsynced, the cut bytes could still reach the
+     * disk (the kernel's writeback, a group-commit leader's fsync of this segment running meanwhile), and a crash
+     * before the log's repair would replay whole records of a group write reported failed. If that fsync fails,
+     * this segment counts as holding a failed fsync: it is written again before it is sealed.
+     */
+    void truncateToWritten() throws IOException {
+        file.truncate(written);
+        allocated = written;
+        boolean synced = false;
+        try {
+            file.force();
+            synced = true;
+        } finally {
+            if (!synced) {
+                synchronized (forces) {
+                    forces.failed = true;
+                }
+            }
+        }
     }
 
     /** Offset the segment would end at if a record with {@code payloadLength} bytes were added now. */
@@ -161,6 +241,9 @@ final class SegmentWriter {
 
     /** Hands the pending records to the OS (one positional write), extending the preallocation first. */
     void flush() throws IOException {
+        if (inFlight != 0) {
+            throw new IllegalStateException("segment " + number + ": a write is in flight");
+        }
         if (pendingLength == 0) {
             return;
         }
@@ -236,20 +319,6 @@ final class SegmentWriter {
                         + " unsynced may be gone from the disk, so it is written again before the segment is sealed");
             }
         }
-    }
-
-    /** Where the pending buffer and the last record stand: what {@link #rollback} returns to. */
-    long mark() {
-        return ((long) pendingLength << 32) | (lastLsn - firstLsn + 1);
-    }
-
-    /**
-     * Forgets the records added since {@code mark} was taken, none of which may have been handed to the OS
-     * whole: a write that failed was for them, and its caller is told so.
-     */
-    void rollback(long mark) {
-        pendingLength = (int) (mark >>> 32);
-        lastLsn = firstLsn - 1 + (mark & 0xFFFFFFFFL);
     }
 
     boolean isSealed() {

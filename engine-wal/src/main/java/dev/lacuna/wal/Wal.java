@@ -28,16 +28,21 @@ import java.util.concurrent.locks.ReentrantLock;
  * gaps), appended by many threads, read back in order by tailing readers, and trimmed from the front once
  * every consumer is done with a segment. The byte layout is in FORMAT.md beside this class.
  *
- * <h2>Durability and group commit</h2>
- * {@link #append} frames the record into an in-memory buffer under the write lock and returns its LSN
- * once it is as durable as asked ({@link Durability}). A {@code SYNC} appender then needs an fsync that
- * covers its record: whoever first takes the sync lock becomes the leader, writes everything buffered so
- * far (its own record and those of every appender that arrived meanwhile) in one write, fsyncs once, and
- * publishes the new durable LSN; the appenders queued behind it find their records already durable and
- * return without an fsync of their own. While the leader waits for the disk, new appends keep filling the
- * buffer for the next group.
+ * <h2>Grouped writes, durability and group commit</h2>
+ * {@link #append} frames the record into an in-memory buffer under the write lock (it {@link #reserve reserves}
+ * it: gives it its LSN), then hands it to the OS ({@link #write(ReservedRecord)}), and returns its LSN once it
+ * is as durable as asked ({@link Durability}). The write is grouped (RocksDB's write group): while one appender
+ * writes, without the write lock, the records reserved before it began, later appenders reserve theirs behind
+ * it and wait; one of them then writes all of those in one write, in LSN order ({@link WriteGroup}). A
+ * {@code SYNC} appender then needs an fsync that covers its record: whoever first takes the sync lock becomes
+ * the leader, writes whatever is still buffered, fsyncs once, and publishes the new durable LSN; the appenders
+ * queued behind it find their records already durable and return without an fsync of their own. While the leader
+ * waits for the disk, new appends go on.
  *
  * <h2>Failure</h2>
+ * If a grouped write fails, wholly or in part, every record it held and every record reserved after them is cut
+ * (from the buffer, and what the write left in the file) before any of their appenders is told that its append
+ * failed, and their LSNs are handed out again: no record lands after an unacknowledged one, none is replayed.
  * If a write or fsync fails, the caller whose append or fsync failed is told so, and the log cannot know
  * what reached the disk. The next append (or fsync) first recovers: it cuts the damaged tail of the
  * segment, writes every record it holds again, fsyncs them, reads them back and checks them, seals the
@@ -51,8 +56,6 @@ import java.util.concurrent.locks.ReentrantLock;
  */
 public final class Wal implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(Wal.class.getName());
-    /** Buffered SYNC records are written to the OS once this much is waiting, even before a leader comes. */
-    private static final int FLUSH_THRESHOLD = 256 * 1024;
     private static final String LOCK_FILE = "LOCK";
 
     /** What tailing readers may read: records up to {@code lastLsn}, ending at {@code offset} of {@code segment}. */
@@ -65,6 +68,8 @@ public final class Wal implements AutoCloseable {
     private final VfsLock dirLock;
 
     private final ReentrantLock writeLock = new ReentrantLock();
+    /** Records reserved and not yet written, and the grouped write in flight (guarded by the write lock). */
+    private final WriteGroup group = new WriteGroup(writeLock);
     /** Guards the group-commit leader's role; never held while waiting for another lock or for I/O. */
     private final Object syncMonitor = new Object();
     private boolean leaderActive; // guarded by syncMonitor: a leader is writing and fsyncing
@@ -254,7 +259,7 @@ public final class Wal implements AutoCloseable {
     /**
      * Appends one record and returns its LSN once it is as durable as {@code durability} asks. Records are
      * numbered in the order their appends take the write lock; a record is visible to readers once it has
-     * been handed to the OS.
+     * been handed to the OS (by its own or another appender's grouped write).
      *
      * @throws StorageIOException      if the file system fails, now or earlier (the log then refuses appends);
      *                                 or if the thread is interrupted while it waits for another thread's
@@ -275,62 +280,111 @@ public final class Wal implements AutoCloseable {
      * Appends one record like {@link #append(byte[], int, int, Durability)} but returns without waiting
      * for the fsync that {@link Durability#SYNC} needs: the caller must call {@link #awaitDurable(long)}
      * before acknowledging the write. This lets an engine number a write and apply it to its memtable
-     * under its own lock, and leave the lock before joining the group commit.
+     * under its own lock, and leave the lock before joining the group commit. The record is handed to the OS
+     * before this returns ({@link #reserve} and {@link #write(ReservedRecord)} in one).
      */
     public long appendNoWait(byte[] payload, int offset, int length, Durability durability) {
+        ReservedRecord record = reserve(payload, offset, length, durability);
+        write(record);
+        return record.lsn;
+    }
+
+    /**
+     * The first half of an append: gives the record its LSN (records are numbered in the order their reservations
+     * take the write lock) and buffers it, without writing it; {@link #write(ReservedRecord)} writes it. An owner
+     * reserves under its own lock, which orders its writes, and writes after releasing it, so that its next writer
+     * reserves while this one's write is in flight, and joins the next grouped write.
+     *
+     * @throws StorageIOException      if the file system fails (a segment roll), or failed earlier and the log
+     *                                 cannot recover yet
+     * @throws DatabaseClosedException if the log is closed
+     * @throws IllegalArgumentException if the payload is larger than 128 MiB
+     */
+    public ReservedRecord reserve(byte[] payload, int offset, int length, Durability durability) {
         Objects.checkFromIndexSize(offset, length, payload.length);
         Objects.requireNonNull(durability, "durability");
         if (length > WalFormat.MAX_PAYLOAD) {
             throw new IllegalArgumentException("record of " + length + " bytes exceeds the limit of "
                     + WalFormat.MAX_PAYLOAD);
         }
-        boolean sync = durability instanceof Durability.Sync;
         if (failure != null) {
             recoverFromFailure();
         }
-        long lsn;
         writeLock.lock();
         try {
             checkWritable();
-            lsn = nextLsn;
+            while (!current.isEmpty() && current.sealedEndAfter(length) > options.segmentSize()) {
+                if (group.writing()) {
+                    group.awaitIdle(); // the roll writes and seals the segment: no one else may write it meanwhile
+                    checkWritable();
+                    continue;
+                }
+                roll();
+            }
+            long lsn = nextLsn;
             if (lsn > WalFormat.MAX_LSN) {
                 throw new IllegalStateException("write-ahead log " + dir + " has used every LSN");
             }
-            if (!current.isEmpty() && current.sealedEndAfter(length) > options.segmentSize()) {
-                roll();
+            ReservedRecord record = new ReservedRecord(lsn, length, durability);
+            group.add(record);
+            try {
+                current.add(lsn, payload, offset, length); // allocates (the buffer's growth) before it changes anything
+            } catch (RuntimeException | Error e) {
+                group.removeLast(record);
+                throw e;
             }
-            long mark = current.mark();
-            current.add(lsn, payload, offset, length);
             nextLsn = lsn + 1;
-            if (!sync || current.pendingBytes() >= FLUSH_THRESHOLD) {
-                try {
-                    publishPending();
-                } catch (IOException | RuntimeException | Error e) {
-                    // The caller is told this append failed: its record must not come back, neither from the
-                    // recovery below nor after a restart. The write that failed ended with it, so at most a
-                    // prefix of it reached the file, past the records, where recovery cuts it.
-                    current.rollback(mark);
-                    nextLsn = lsn;
-                    if (!(e instanceof IOException)) {
-                        // Failing otherwise (a Vfs outside its contract, an Error in the preallocation) it may have
-                        // left a prefix in the file as well: the log fails alike, so that its repair cuts it, and
-                        // the caller gets what was thrown.
-                        fail("append to", asIOException(e));
-                    }
-                    throw e;
-                }
-            }
+            return record;
         } catch (IOException e) {
             throw fail("append to", e);
         } finally {
             writeLock.unlock();
         }
-        appends.increment();
-        appendedBytes.add(length);
-        if (durability instanceof Durability.Batched batched) {
-            syncer.request(lsn, batched.maxDelay());
+    }
+
+    /**
+     * The second half of an append: returns once {@code record} (and every record reserved before it) is handed to
+     * the OS and visible to readers (and, if it asked for {@code BATCHED}, its fsync requested). If a write is in
+     * flight, waits for it, then the records reserved meanwhile are written in one write by one of their writers
+     * (the group's leader). Not durable yet: a {@code SYNC} writer calls {@link #awaitDurable} next.
+     *
+     * <p>If the write fails (wholly or in part), no writer of the group is told otherwise: before any is told,
+     * each of its records and every one reserved after them is cut from the log (from its buffer, and what the
+     * write left in the file), their LSNs are handed out again, and the log fails as after a failed append (the
+     * next reservation repairs it). A waiting writer is not interrupted: its record's outcome must be known.
+     *
+     * @throws StorageIOException if the write failed, now or earlier (the record was cut from the log); the leader
+     *                            rethrows what its write threw if it was not an {@link IOException}
+     */
+    public void write(ReservedRecord record) {
+        Throwable thrown = null; // what this thread's own write as the leader threw
+        writeLock.lock();
+        try {
+            while (!record.written && record.cut == null) {
+                if (group.writing()) {
+                    group.awaitEnd();
+                } else {
+                    thrown = writeGroup(true);
+                }
+            }
+        } finally {
+            writeLock.unlock();
         }
-        return lsn;
+        Throwable cut = record.cut;
+        if (cut != null) {
+            if (cut == thrown && cut instanceof Error e) {
+                throw e;
+            }
+            if (cut == thrown && cut instanceof RuntimeException e) {
+                throw e; // a Vfs outside its contract: its caller gets what it threw, as from a single append
+            }
+            throw new StorageIOException("cannot append to write-ahead log " + dir + ": " + cut.getMessage(), cut);
+        }
+        appends.increment();
+        appendedBytes.add(record.length);
+        if (record.durability instanceof Durability.Batched batched) {
+            syncer.request(record.lsn, batched.maxDelay());
+        }
     }
 
     /**
@@ -366,11 +420,19 @@ public final class Wal implements AutoCloseable {
                 writeLock.lock();
                 try {
                     checkOpen();
+                    group.awaitIdle();
+                    if (failure == null && !group.isEmpty()) {
+                        writeGroup(false); // records reserved and not yet written: a sync covers them
+                    }
                     // Another writer's write may have failed since the check above. That is not this caller's
-                    // failure: its record is still pending, and the repair at the top of the loop makes it
-                    // durable (or reports its own failure).
+                    // failure: its record is written, and the repair at the top of the loop makes it durable (or
+                    // reports its own failure).
                     if (failure == null) {
-                        publishPending();
+                        if (lsn >= nextLsn) {
+                            // Records reserved up to lsn were cut, their write failed (their writers were told):
+                            // what is left is all there is to make durable.
+                            lsn = nextLsn - 1;
+                        }
                         writer = current;
                         upTo = nextLsn - 1;
                         written = writer.written();
@@ -645,6 +707,7 @@ public final class Wal implements AutoCloseable {
         writeLock.lock();
         try {
             checkOpen();
+            group.awaitIdle();
             if (failure != null || current.isEmpty()) {
                 return false;
             }
@@ -907,7 +970,7 @@ public final class Wal implements AutoCloseable {
      * wait for anything done on such a thread (a file system hook there closing the owner).
      */
     public boolean runsOn(Thread t) {
-        return t != null && (t == leader || syncer.runsOn(t));
+        return t != null && (t == leader || t == group.leader() || syncer.runsOn(t));
     }
 
     /**
@@ -957,6 +1020,10 @@ public final class Wal implements AutoCloseable {
         IOException error = null;
         writeLock.lock();
         try {
+            group.awaitIdle();
+            if (!group.isEmpty()) {
+                writeGroup(false); // written, or cut if the log failed: either way no writer waits for good
+            }
             closed = true;
             if (failure == null) {
                 try {
@@ -1091,9 +1158,14 @@ public final class Wal implements AutoCloseable {
         try {
             writeLock.lock();
             try {
+                group.awaitIdle();
                 Throwable failed = failure;
                 if (failed == null) {
                     return;
+                }
+                if (!group.isEmpty()) {
+                    // Reserved before the failure and not written: refused, as an append after it is.
+                    cutPending(refused(failed), null, null);
                 }
                 if (closed) {
                     throw new DatabaseClosedException("write-ahead log " + dir);
@@ -1159,14 +1231,83 @@ public final class Wal implements AutoCloseable {
         return new StorageIOException("cannot " + what + " write-ahead log " + dir + ": " + e.getMessage(), e);
     }
 
-    /** Under the write lock: hands buffered records to the OS and lets readers see them. */
-    private void publishPending() throws IOException {
-        if (current.pendingBytes() == 0) {
-            return;
+    /**
+     * Under the write lock, with records pending and no write in flight: writes them all in one write (the
+     * group), releasing the lock meanwhile if {@code unlocked}, and lets readers see them. If the write fails, or
+     * the log failed before it, cuts the group and every record reserved after it ({@link #cutPending}).
+     *
+     * @return what the write threw, or null
+     */
+    private Throwable writeGroup(boolean unlocked) {
+        if (failure != null) {
+            // The log failed (an fsync, a roll) since these records were reserved: they are refused unwritten, as
+            // an append is after a failure; the next reservation repairs the log.
+            Throwable refused = refused(failure);
+            cutPending(refused, null, null);
+            return refused;
         }
-        current.flush();
-        visible = new Visible(current.number(), current.written(), nextLsn - 1);
-        wakeReaders();
+        SegmentWriter writer = current;
+        SegmentWriter.Taken taken = writer.take();
+        group.begin(unlocked);
+        Throwable thrown = null;
+        if (unlocked) {
+            writeLock.unlock();
+        }
+        try {
+            writer.write(taken);
+        } catch (Throwable e) { // an Error too: the group's writers must learn the outcome, or they wait for good
+            thrown = e;
+        } finally {
+            if (unlocked) {
+                writeLock.lock();
+            }
+        }
+        if (thrown == null) {
+            writer.written(taken);
+            group.written(); // allocates nothing: its writers learn their outcome whatever follows
+            visible = new Visible(writer.number(), writer.written(), taken.lastLsn());
+            wakeReaders();
+            return null;
+        }
+        cutPending(thrown, writer, taken);
+        return thrown;
+    }
+
+    /**
+     * Under the write lock, with no write in flight: cuts every record reserved and not written, so that none is
+     * written later nor replayed by a reopen, and tells their writers (a write that failed before a later one
+     * succeeds would leave a hole in the log, or a record after a torn one). Their LSNs are handed out again. If
+     * {@code taken} was written in part, that part is cut from the file first, and the log fails as after a failed
+     * append: the next reservation repairs it.
+     */
+    private void cutPending(Throwable cause, SegmentWriter writer, SegmentWriter.Taken taken) {
+        long first = group.firstLsn();
+        current.cut(first, taken);
+        nextLsn = first;
+        Throwable told = cause;
+        try {
+            if (writer != null) {
+                // Failed first: the repair cuts the file again before anything is written after the records, or
+                // whole records of the group past a shorter later one would be read back by recovery.
+                fail("append to", cause instanceof IOException io ? io : asIOException(cause));
+                try {
+                    writer.truncateToWritten();
+                } catch (IOException | RuntimeException e) {
+                    // Until the repair, a reopen may read whole records of the group back from the file: their
+                    // writers are not told "failed", which a crash could belie, but that the outcome is unknown.
+                    LOG.log(System.Logger.Level.WARNING, "write-ahead log " + dir + ": cannot cut a failed write"
+                            + " from segment " + writer.number() + " (the next append's repair cuts it): " + e);
+                    IOException unknown = new IOException("the write failed (" + cause.getMessage() + ") and cutting"
+                            + " what it left from segment " + writer.number() + " failed too (" + e.getMessage()
+                            + "): until the log's repair on the next append, a crash may replay it, so whether it"
+                            + " took effect is unknown", cause);
+                    unknown.addSuppressed(e);
+                    told = unknown;
+                }
+            }
+        } finally {
+            group.cutAll(told); // however the above ends, no writer of the group waits for good
+        }
     }
 
     /** Wakes the readers waiting in {@link #awaitVisible}, each to check again what it waits for. */
@@ -1197,6 +1338,12 @@ public final class Wal implements AutoCloseable {
     }
 
     private void rollOnce() throws IOException {
+        if (!group.isEmpty()) {
+            Throwable e = writeGroup(false); // the records reserved before the roll end the segment
+            if (e != null) {
+                throw new IOException("the records before a segment roll could not be written: " + e, e);
+            }
+        }
         SegmentWriter old = current;
         // Ends with an fsync: the old segment is complete on disk before its successor exists. It first waits for a
         // group commit's fsync of the segment that is still running (the leader fsyncs without this lock) and

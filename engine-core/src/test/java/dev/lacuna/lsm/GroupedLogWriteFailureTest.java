@@ -92,24 +92,7 @@ class GroupedLogWriteFailureTest {
         try (LsmStore kv = LsmStore.open(DIR, options(vfs))) {
             kv.put(b("before"), b("0"));
             long from = kv.lastSequence() + 1;
-            CountDownLatch inWrite = new CountDownLatch(1);
-            CountDownLatch release = new CountDownLatch(1);
-            vfs.next(() -> {
-                inWrite.countDown();
-                await(release);
-                return Outcome.WRITE;
-            });
-            vfs.next(() -> Outcome.TORN);
-            Future<?> a = put(kv, "a");
-            inWrite.await();
-            Putter b = putter(kv, "b");
-            Putter c = putter(kv, "c");
-            b.awaitWaitingForTheLog();
-            c.awaitWaitingForTheLog();
-            release.countDown();
-            a.get(30, TimeUnit.SECONDS);
-            assertFailed(b.future);
-            assertFailed(c.future);
+            putAThenBAndCInATornGroup(kv, vfs);
             assertThat(vfs.torn).as("the second group's write was torn").isTrue();
             assertThat(kv.get(b("a"))).isEqualTo(b("1"));
             assertThat(kv.get(b("b"))).isNull();
@@ -133,24 +116,7 @@ class GroupedLogWriteFailureTest {
         List<String> resurrected = new ArrayList<>();
         try (LsmStore kv = LsmStore.open(DIR, options(vfs))) {
             kv.put(b("before"), b("0"));
-            CountDownLatch inWrite = new CountDownLatch(1);
-            CountDownLatch release = new CountDownLatch(1);
-            vfs.next(() -> {
-                inWrite.countDown();
-                await(release);
-                return Outcome.WRITE;
-            });
-            vfs.next(() -> Outcome.TORN);
-            Future<?> a = put(kv, "a");
-            inWrite.await();
-            Putter b = putter(kv, "b");
-            Putter c = putter(kv, "c");
-            b.awaitWaitingForTheLog();
-            c.awaitWaitingForTheLog();
-            release.countDown();
-            a.get(30, TimeUnit.SECONDS);
-            assertFailed(b.future);
-            assertFailed(c.future);
+            putAThenBAndCInATornGroup(kv, vfs);
             for (int seed = 0; seed < 32; seed++) {
                 try (LsmStore re = LsmStore.open(DIR, options(disk.crashClone(new java.util.Random(seed))))) {
                     for (String k : List.of("b", "c")) {
@@ -162,6 +128,31 @@ class GroupedLogWriteFailureTest {
             }
         }
         assertThat(resurrected).as("puts reported failed, read after a crash and reopen").isEmpty();
+    }
+
+    /**
+     * Puts a (its write held in the file system until b and c wait behind it), then b and c, which the next write
+     * takes as one group and tears: a is acknowledged, b and c fail.
+     */
+    private void putAThenBAndCInATornGroup(LsmStore kv, Hook vfs) throws Exception {
+        CountDownLatch inWrite = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        vfs.next(() -> {
+            inWrite.countDown();
+            await(release);
+            return Outcome.WRITE;
+        });
+        vfs.next(() -> Outcome.TORN);
+        Future<?> a = put(kv, "a");
+        inWrite.await();
+        Putter b = putter(kv, "b");
+        Putter c = putter(kv, "c");
+        b.awaitWaitingForTheLog();
+        c.awaitWaitingForTheLog();
+        release.countDown();
+        a.get(30, TimeUnit.SECONDS);
+        assertFailed(b.future);
+        assertFailed(c.future);
     }
 
     /**

@@ -190,6 +190,7 @@ final class SegmentWriter {
             if (!synced) {
                 synchronized (forces) {
                     forces.failed = true;
+                    forces.failures++;
                 }
             }
         }
@@ -262,18 +263,26 @@ final class SegmentWriter {
      * and refuses to seal over one that failed. Counted from the capture, not from the fsync's start: a roll
      * between the two would otherwise seal concurrently with it.
      */
-    void forceStarting() {
+    int forceStarting() {
         synchronized (forces) {
             forces.inFlight++;
+            return forces.failures;
         }
     }
 
     /**
      * Fsyncs what has been written, after {@link #forceStarting}; {@code written} is what the caller saw written
-     * before it.
+     * before it, {@code failuresSeen} what {@code forceStarting} returned. Throws if another fsync of this segment
+     * (a failed write's cut, another leader's) failed meanwhile: Linux reports a lost writeback once per file, so
+     * that fsync may have taken the error for pages this one counts durable.
      */
-    void force(long written) throws IOException {
+    void force(long written, int failuresSeen) throws IOException {
         file.force();
+        synchronized (forces) {
+            if (forces.failures != failuresSeen) {
+                throw new IOException("another fsync of write-ahead log segment " + number + " failed meanwhile");
+            }
+        }
         if (written > syncedTo) {
             syncedTo = written; // a race with another force only makes it lower than it could be
         }
@@ -284,6 +293,9 @@ final class SegmentWriter {
         synchronized (forces) {
             forces.inFlight--;
             forces.failed |= !succeeded;
+            if (!succeeded) {
+                forces.failures++;
+            }
             forces.notifyAll();
         }
     }
@@ -292,6 +304,7 @@ final class SegmentWriter {
     private static final class Forces {
         int inFlight;
         boolean failed;
+        int failures;
     }
 
     private final Forces forces = new Forces();

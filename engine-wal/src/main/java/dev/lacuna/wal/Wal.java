@@ -417,6 +417,7 @@ public final class Wal implements AutoCloseable {
             try {
                 long upTo = 0;
                 long written = 0;
+                int seen = 0;
                 writeLock.lock();
                 try {
                     checkOpen();
@@ -436,7 +437,7 @@ public final class Wal implements AutoCloseable {
                         writer = current;
                         upTo = nextLsn - 1;
                         written = writer.written();
-                        writer.forceStarting(); // a roll waits for this fsync's outcome before it seals the segment
+                        seen = writer.forceStarting(); // a roll waits for this fsync's outcome before it seals the segment
                     }
                 } finally {
                     writeLock.unlock();
@@ -454,7 +455,7 @@ public final class Wal implements AutoCloseable {
                     records = upTo - durableLsn.get();
                     bytes = written - writer.syncedTo();
                 }
-                writer.force(written);
+                writer.force(written, seen);
                 forced = true;
                 if (timing != null) {
                     reportSync(timing, true, records, bytes);

@@ -3,15 +3,13 @@ package dev.lacuna.lsm;
 import dev.lacuna.base.InternalIterator;
 import dev.lacuna.base.InternalKey;
 import java.util.ArrayDeque;
-import java.util.Iterator;
-import java.util.Map;
-import java.util.NavigableMap;
-import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * The in-memory write buffer of one LSM tree: a concurrent skip list of internal keys. Puts may be inserted
+ * The in-memory write buffer of one LSM tree: a concurrent skip list of internal keys whose entries are held in
+ * large byte arrays ({@link ArenaSkipList}: a young collection does not copy them entry by entry). Puts may be inserted
  * by several writers at once (each after the commit lock gave it its sequence number, see {@link WritePath});
  * deletions are inserted under the commit lock with no put in flight into this memtable. Readers iterate
  * concurrently without locks. Once full it is frozen
@@ -20,7 +18,11 @@ import java.util.concurrent.atomic.AtomicInteger;
  * <p>Entries are never removed: a reader holding the memtable sees every version it saw before.
  */
 final class Memtable {
-    /** Approximate per-entry cost of the skip list node, index levels and the two arrays' headers. */
+    /**
+     * The per-entry cost counted beside the key and value. The arena's own (a header and 1⅓ links on average, 8-byte
+     * aligned) is about 24 bytes; 64, what the skip list of objects before it cost, is kept so that a memtable holds as
+     * many entries as before and flushes as often.
+     */
     private static final int ENTRY_OVERHEAD = 64;
     /** Reads an internal key's trailer in one step (InternalKey.sequence assembles it byte by byte). */
     private static final java.lang.invoke.VarHandle BIG_ENDIAN_LONG = java.lang.invoke.MethodHandles
@@ -41,7 +43,7 @@ final class Memtable {
         }
     }
 
-    private final ConcurrentSkipListMap<byte[], byte[]> entries;
+    private final ArenaSkipList entries;
     private final AtomicLong bytes = new AtomicLong();
     private volatile long minSequence = Long.MAX_VALUE;
     private volatile long maxSequence;
@@ -83,10 +85,10 @@ final class Memtable {
 
     /** An empty memtable. */
     Memtable() {
-        this(new ConcurrentSkipListMap<>(InternalKey.COMPARATOR));
+        this(new ArenaSkipList());
     }
 
-    private Memtable(ConcurrentSkipListMap<byte[], byte[]> entries) {
+    private Memtable(ArenaSkipList entries) {
         this.entries = entries;
     }
 
@@ -106,7 +108,7 @@ final class Memtable {
         }
         ADDED.getAndAdd(this, 1L);
         byte[] internalKey = InternalKey.encode(userKey, sequence, kind);
-        entries.put(internalKey, value);
+        entries.insert(internalKey, value);
         bytes.addAndGet(entryBytes(userKey, value));
         long min;
         while (sequence < (min = minSequence) && !MIN_SEQUENCE.compareAndSet(this, min, sequence)) {
@@ -132,14 +134,14 @@ final class Memtable {
     /**
      * Recovery's bulk build ({@link Replay}): a memtable as an empty one would be after {@link #add} of each entry in
      * sequence order, at a fraction of the cost: the skip list is built from the entries in key order in one pass
-     * ({@link ConcurrentSkipListMap#ConcurrentSkipListMap(java.util.SortedMap)}, linear, no key compared), where
+     * ({@link ArenaSkipList#sorted}, linear, no key compared), where
      * adding them one by one, even in key order, searched the list for each (a fifth of an open's time).
      * {@code order} lists the indexes of {@code keys} in {@link InternalKey#COMPARATOR} order; no two keys may share
      * a user key and a sequence (what {@link #add} would then count depends on the order within a batch: the caller
      * adds those one by one).
      */
     static Memtable recovered(byte[][] keys, byte[][] values, int[] order) {
-        Memtable mem = new Memtable(new ConcurrentSkipListMap<>(new SortedEntries(keys, values, order)));
+        Memtable mem = new Memtable(ArenaSkipList.sorted(keys, values, order));
         long added = 0;
         long deletions = 0;
         long min = Long.MAX_VALUE;
@@ -172,100 +174,20 @@ final class Memtable {
     }
 
     /**
-     * Entries already in key order, seen as the sorted map the skip list's bulk constructor takes: it asks only for
-     * the comparator and the entries in order, so the rest of {@link java.util.SortedMap} is not offered.
-     */
-    private static final class SortedEntries extends java.util.AbstractMap<byte[], byte[]>
-            implements java.util.SortedMap<byte[], byte[]> {
-        private final byte[][] keys;
-        private final byte[][] values;
-        private final int[] order;
-
-        SortedEntries(byte[][] keys, byte[][] values, int[] order) {
-            this.keys = keys;
-            this.values = values;
-            this.order = order;
-        }
-
-        @Override
-        public java.util.Comparator<? super byte[]> comparator() {
-            return InternalKey.COMPARATOR;
-        }
-
-        @Override
-        public java.util.Set<Map.Entry<byte[], byte[]>> entrySet() {
-            return new java.util.AbstractSet<>() {
-                @Override
-                public Iterator<Map.Entry<byte[], byte[]>> iterator() {
-                    return new Iterator<>() {
-                        private int next;
-
-                        @Override
-                        public boolean hasNext() {
-                            return next < order.length;
-                        }
-
-                        @Override
-                        public Map.Entry<byte[], byte[]> next() {
-                            if (next >= order.length) {
-                                throw new java.util.NoSuchElementException();
-                            }
-                            int i = order[next++];
-                            return new java.util.AbstractMap.SimpleImmutableEntry<>(keys[i], values[i]);
-                        }
-                    };
-                }
-
-                @Override
-                public int size() {
-                    return order.length;
-                }
-            };
-        }
-
-        @Override
-        public java.util.SortedMap<byte[], byte[]> subMap(byte[] fromKey, byte[] toKey) {
-            throw new UnsupportedOperationException();
-        }
-
-        @Override
-        public java.util.SortedMap<byte[], byte[]> headMap(byte[] toKey) {
-            throw new UnsupportedOperationException();
-        }
-
-        @Override
-        public java.util.SortedMap<byte[], byte[]> tailMap(byte[] fromKey) {
-            throw new UnsupportedOperationException();
-        }
-
-        @Override
-        public byte[] firstKey() {
-            if (order.length == 0) {
-                throw new java.util.NoSuchElementException();
-            }
-            return keys[order[0]];
-        }
-
-        @Override
-        public byte[] lastKey() {
-            if (order.length == 0) {
-                throw new java.util.NoSuchElementException();
-            }
-            return keys[order[order.length - 1]];
-        }
-    }
-
-    /**
      * The internal key of the put that is the only entry of {@code userKey} in this memtable, or null
      * (no entry, several, or a deletion).
      */
     byte[] solePut(byte[] userKey) {
-        Map.Entry<byte[], byte[]> e = entries.ceilingEntry(InternalKey.seekKey(userKey, InternalKey.MAX_SEQUENCE));
-        if (e == null || InternalKey.compareUserKey(e.getKey(), userKey) != 0 || InternalKey.isDeletion(e.getKey())) {
+        long node = entries.seekAtLeast(InternalKey.seekKey(userKey, InternalKey.MAX_SEQUENCE));
+        if (node == ArenaSkipList.NIL) {
             return null;
         }
-        byte[] next = entries.higherKey(e.getKey());
-        return next != null && InternalKey.compareUserKey(next, userKey) == 0 ? null : e.getKey();
+        byte[] key = entries.key(node);
+        if (InternalKey.compareUserKey(key, userKey) != 0 || InternalKey.isDeletion(key)) {
+            return null;
+        }
+        long next = entries.next(node);
+        return next != ArenaSkipList.NIL && InternalKey.compareUserKey(entries.key(next), userKey) == 0 ? null : key;
     }
 
     /**
@@ -306,13 +228,20 @@ final class Memtable {
                 purgeable.poll();
                 // The put goes first: a forward reader or a point lookup that still finds the deletion
                 // skips the key, one that finds neither skips it too; none can find the put alone.
-                entries.remove(pair.put());
-                entries.remove(pair.deletion());
+                remove(pair.put());
+                remove(pair.deletion());
                 deadPairs--;
                 purgedPairs++;
             }
         } finally {
             purging = false;
+        }
+    }
+
+    private void remove(byte[] internalKey) {
+        long node = entries.find(internalKey);
+        if (node != ArenaSkipList.NIL) {
+            entries.remove(node);
         }
     }
 
@@ -331,15 +260,15 @@ final class Memtable {
         java.util.List<byte[]> values = new java.util.ArrayList<>();
         boolean carrying = false;
         byte[] user = null;
-        for (Map.Entry<byte[], byte[]> e : entries.entrySet()) {
-            byte[] ik = e.getKey();
+        for (long node = entries.first(); node != ArenaSkipList.NIL; node = entries.next(node)) {
+            byte[] ik = entries.key(node);
             if (user == null || InternalKey.compareUserKey(ik, user) != 0) {
                 user = InternalKey.userKey(ik);
                 carrying = InternalKey.sequence(ik) > keepAbove; // the newest version comes first
             }
             if (carrying) {
                 keys.add(ik);
-                values.add(e.getValue());
+                values.add(entries.value(node));
             }
         }
         if (!keys.isEmpty()) {
@@ -347,7 +276,7 @@ final class Memtable {
             young = recovered(keys.toArray(new byte[0][]), values.toArray(new byte[0][]),
                     java.util.stream.IntStream.range(0, keys.size()).toArray());
             for (DeadPair pair : purgeable) {
-                if (young.entries.containsKey(pair.put())) {
+                if (young.entries.find(pair.put()) != ArenaSkipList.NIL) {
                     young.purgeable.add(pair);
                 }
             }
@@ -491,11 +420,15 @@ final class Memtable {
      * @return {internalKey, value}
      */
     byte[][] get(byte[] userKey, long snapshot) {
-        Map.Entry<byte[], byte[]> e = entries.ceilingEntry(InternalKey.seekKey(userKey, snapshot));
-        if (e == null || InternalKey.compareUserKey(e.getKey(), userKey) != 0) {
+        long node = entries.seekAtLeast(InternalKey.seekKey(userKey, snapshot));
+        if (node == ArenaSkipList.NIL) {
             return null;
         }
-        return new byte[][] {e.getKey(), e.getValue()};
+        byte[] key = entries.key(node);
+        if (InternalKey.compareUserKey(key, userKey) != 0) {
+            return null;
+        }
+        return new byte[][] {key, entries.value(node)};
     }
 
     /** Deletions that found a put of their key here and were not purged: entries a scan steps over. */
@@ -519,11 +452,16 @@ final class Memtable {
     }
 
     boolean isEmpty() {
-        return entries.isEmpty();
+        return entries.first() == ArenaSkipList.NIL;
     }
 
+    /** Entries held, counted by walking them. */
     int size() {
-        return entries.size();
+        int n = 0;
+        for (long node = entries.first(); node != ArenaSkipList.NIL; node = entries.next(node)) {
+            n++;
+        }
+        return n;
     }
 
     /** Smallest sequence number held, {@link Long#MAX_VALUE} if empty. */
@@ -551,92 +489,89 @@ final class Memtable {
     }
 
     /**
-     * Walks the skip list with a {@link java.util.Iterator} in the current direction (constant time per
-     * step) and re-positions through a sub-map view when the direction changes or on a seek.
+     * Walks the list's level 0 forward; moves backward, rarer, by a search from the head for the last key before the
+     * current one (as RocksDB's memtable iterator). Copies each key it stands on into one buffer it keeps.
      */
     private static final class MemtableIterator implements InternalIterator {
-        private final ConcurrentSkipListMap<byte[], byte[]> map;
-        private Iterator<Map.Entry<byte[], byte[]>> it;
-        private Map.Entry<byte[], byte[]> current;
-        private boolean forward = true;
+        private final ArenaSkipList list;
+        private long node = ArenaSkipList.NIL;
+        private byte[] key = new byte[64];
+        private int keyLength;
 
-        MemtableIterator(ConcurrentSkipListMap<byte[], byte[]> map) {
-            this.map = map;
+        MemtableIterator(ArenaSkipList list) {
+            this.list = list;
         }
 
         @Override
         public boolean valid() {
-            return current != null;
+            return node != ArenaSkipList.NIL;
         }
 
         @Override
         public void seekToFirst() {
-            start(map, true);
+            at(list.first());
         }
 
         @Override
         public void seekToLast() {
-            start(map.descendingMap(), false);
+            at(list.seekBelow(null, false));
         }
 
         @Override
         public void seek(byte[] target) {
-            start(map.tailMap(target, true), true);
+            at(list.seekAtLeast(target));
         }
 
         @Override
         public void seekForPrev(byte[] target) {
-            start(map.headMap(target, true).descendingMap(), false);
+            at(list.seekBelow(target, true));
         }
 
         @Override
         public void next() {
-            if (!forward) {
-                start(map.tailMap(current.getKey(), false), true);
-                return;
-            }
-            current = it.hasNext() ? it.next() : null;
+            at(list.next(node));
         }
 
         @Override
         public void prev() {
-            if (forward) {
-                start(map.headMap(current.getKey(), false).descendingMap(), false);
-                return;
-            }
-            current = it.hasNext() ? it.next() : null;
+            at(list.seekBelow(key(), false));
         }
 
         @Override
         public byte[] key() {
-            return current.getKey();
+            return Arrays.copyOf(key, keyLength);
         }
 
         @Override
         public byte[] keyBuffer() {
-            return current.getKey(); // never written: no copy needed in either method
+            return key;
         }
 
         @Override
         public int keyLength() {
-            return current.getKey().length;
+            return keyLength;
         }
 
         @Override
         public byte[] value() {
-            return current.getValue();
+            return list.value(node);
         }
 
         @Override
         public void close() {
-            current = null;
-            it = null;
+            node = ArenaSkipList.NIL;
         }
 
-        private void start(NavigableMap<byte[], byte[]> view, boolean forward) {
-            this.forward = forward;
-            it = view.entrySet().iterator();
-            current = it.hasNext() ? it.next() : null;
+        private void at(long next) {
+            node = next;
+            if (next != ArenaSkipList.NIL) {
+                int length = list.keyLength(next);
+                if (length > key.length) {
+                    key = new byte[Math.max(length, 2 * key.length)];
+                }
+                list.copyKey(next, key);
+                keyLength = length;
+            }
         }
     }
 }

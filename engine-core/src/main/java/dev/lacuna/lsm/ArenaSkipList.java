@@ -1,0 +1,425 @@
+package dev.lacuna.lsm;
+
+import dev.lacuna.base.InternalKey;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
+import java.util.concurrent.ThreadLocalRandom;
+
+/**
+ * A concurrent skip list of internal keys ({@link InternalKey#COMPARATOR} order) and their values, whose nodes live
+ * in a few large byte arrays (an arena, as RocksDB's memtable) instead of as objects.
+ *
+ * <p>Why: a memtable lives for seconds to minutes, so every entry in it survives young collections. Held as objects
+ * (a skip-list node, an index node now and then, a key array and a value array per entry), a 64 MB memtable is
+ * millions of objects the collector copies from survivor space to survivor space at every young pause: with G1 at
+ * 30,000 writes/s the pauses copied ~70 MB each and lasted 60–130 ms, and the index's lag followed them. Here an
+ * entry is a stretch of bytes in a chunk; chunks grow to {@value #LARGE_CHUNK} bytes, which G1 (regions of 1–8 MB)
+ * allocates as humongous objects and never copies, and the small first chunks are copied as a memcpy each.
+ *
+ * <p>A node at an 8-aligned offset: a header (height, key length, value length), {@code height} links, the key, the
+ * value. A link is the next node's address ({@code chunk << 32 | offset}, {@link #NIL} ending the list) with its top
+ * bit the deletion mark. Inserts are lock-free (compare-and-set on the links, as Java's
+ * {@link java.util.concurrent.ConcurrentSkipListMap} and Fraser's skip list); a removal first marks a node's links,
+ * top level first, so that no insert can link after it, then unlinks it, and any insert that meets a marked node on
+ * its way unlinks it too. A node is deleted once its level-0 link is marked; readers skip deleted nodes and never
+ * write. Removed nodes keep their bytes until the list is dropped (the memtable counts bytes added, not held), so an
+ * address never names another node and a reader standing on a removed node still walks on from it.
+ *
+ * <p>Equal keys: an insert of a key already present puts the new node after the old one and then removes the old,
+ * so that the last value wins, as a batch that writes a key twice expects. After, not before: a search for the last
+ * node before a deleted one must not pass a live node of the same key.
+ */
+final class ArenaSkipList {
+    /** The most links a node has; with a branching factor of 4, enough for 4^12 (16 million) entries. */
+    static final int MAX_HEIGHT = 12;
+    /** The end of the list, as a link. */
+    static final long NIL = 0;
+    /** The head, which has no key and {@link #MAX_HEIGHT} links (held in {@link #head}); never a link's value. */
+    private static final long HEAD = -1;
+    /** A link's deletion mark: its node is being removed. Addresses never set this bit. */
+    private static final long MARK = Long.MIN_VALUE;
+    private static final int FIRST_CHUNK = 16 << 10;
+    /**
+     * The largest chunk: 4 MB less room for an array's header, so that with G1's 4 MB regions (heaps of 8–16 GB) a
+     * chunk fills one humongous region, and with smaller regions spans whole ones, instead of leaving most of an extra
+     * region empty.
+     */
+    static final int LARGE_CHUNK = (4 << 20) - 64;
+    /** An entry larger than this gets a chunk of its own, so that one large value does not waste a chunk's rest. */
+    private static final int OWN_CHUNK = LARGE_CHUNK / 4;
+    private static final int HEADER = 8;
+    private static final int MAX_KEY = (1 << 26) - 1;
+
+    private static final VarHandle LONG = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.nativeOrder());
+    private static final VarHandle HEAD_LINK = MethodHandles.arrayElementVarHandle(long[].class);
+    /**
+     * The first index of a byte array at which an 8-byte atomic access is aligned: 0 where arrays' data begins at an
+     * 8-aligned address (HotSpot up to JDK 23), otherwise found once by trying.
+     */
+    private static final int ALIGN = firstAlignedIndex();
+
+    private final long[] head = new long[MAX_HEIGHT];
+    /** The chunks, slot 0 unused so that no address is {@link #NIL}; replaced by a longer copy when full. */
+    private volatile byte[][] chunks = new byte[4][];
+    // The chunk being filled, its slot and the next free offset in it: under this object's monitor.
+    private byte[] current;
+    private int currentSlot;
+    private int used;
+    private int slots = 1;
+    private long chunkBytes;
+
+    private static int firstAlignedIndex() {
+        byte[] probe = new byte[16];
+        for (int i = 0; i < 8; i++) {
+            try {
+                LONG.getAcquire(probe, i);
+                return i;
+            } catch (IllegalStateException misaligned) {
+                // try the next byte
+            }
+        }
+        throw new ExceptionInInitializerError("no aligned 8-byte access in a byte array");
+    }
+
+    /** Bytes of the chunks allocated so far. */
+    synchronized long chunkBytes() {
+        return chunkBytes;
+    }
+
+    /**
+     * Inserts {@code key} (an internal key) with {@code value}; safe with concurrent inserts, removals and readers.
+     * Returns the new node's address.
+     */
+    long insert(byte[] key, byte[] value) {
+        if (key.length > MAX_KEY) {
+            throw new IllegalArgumentException("key of " + key.length + " bytes");
+        }
+        int height = randomHeight();
+        long node = allocate(HEADER + 8 * height + key.length + value.length);
+        byte[] c = chunk(node);
+        int at = offset(node);
+        LONG.set(c, at, ((long) height << 58) | ((long) key.length << 32) | (value.length & 0xffffffffL));
+        int keyAt = at + HEADER + 8 * height;
+        System.arraycopy(key, 0, c, keyAt, key.length);
+        System.arraycopy(value, 0, c, keyAt + key.length, value.length);
+        long[] preds = new long[MAX_HEIGHT];
+        long[] succs = new long[MAX_HEIGHT];
+        long replaced;
+        while (true) {
+            findSplice(key, true, preds, succs);
+            replaced = preds[0] != HEAD && compareKey(preds[0], key) == 0 ? preds[0] : NIL;
+            LONG.set(c, at + HEADER, succs[0]); // published by the compare-and-set below
+            if (casLink(preds[0], 0, succs[0], node)) {
+                break;
+            }
+        }
+        for (int level = 1; level < height; level++) {
+            while (true) {
+                long mine = link(node, level);
+                if (mine < 0 || !casLink(node, level, mine, succs[level])) {
+                    break; // removed meanwhile: it must not be linked higher
+                }
+                if (casLink(preds[level], level, succs[level], node)) {
+                    break;
+                }
+                findSplice(key, true, preds, succs);
+            }
+            if (link(node, level) < 0) {
+                break;
+            }
+        }
+        if (replaced != NIL) {
+            remove(replaced);
+        }
+        return node;
+    }
+
+    /**
+     * Removes the node at {@code node}; safe with concurrent inserts, removals and readers. Returns false if it was
+     * removed already.
+     */
+    boolean remove(long node) {
+        int height = height(node);
+        for (int level = height - 1; level >= 0; level--) {
+            while (true) {
+                long next = link(node, level);
+                if (next < 0) {
+                    if (level == 0) {
+                        return false; // another removal marked it first
+                    }
+                    break;
+                }
+                if (casLink(node, level, next, next | MARK)) {
+                    break;
+                }
+            }
+        }
+        // Unlinks it: the search unlinks every marked node it meets on its way to the key.
+        findSplice(key(node), false, new long[MAX_HEIGHT], new long[MAX_HEIGHT]);
+        return true;
+    }
+
+    /**
+     * For every level, the last node before {@code key} and the first at or after it ({@code afterEqual}: the last
+     * node at or before it and the first after it), unlinking the marked nodes met on the way.
+     */
+    private void findSplice(byte[] key, boolean afterEqual, long[] preds, long[] succs) {
+        retry:
+        while (true) {
+            long x = HEAD;
+            for (int level = MAX_HEIGHT - 1; level >= 0; level--) {
+                long next = link(x, level);
+                while (true) {
+                    if (next < 0) {
+                        continue retry; // x is being removed: start again from the head
+                    }
+                    if (next == NIL) {
+                        break;
+                    }
+                    long after = link(next, level);
+                    if (after < 0) {
+                        long unlinked = after & ~MARK;
+                        if (!casLink(x, level, next, unlinked)) {
+                            continue retry;
+                        }
+                        next = unlinked;
+                        continue;
+                    }
+                    int c = compareKey(next, key);
+                    if (c > 0 || (c == 0 && !afterEqual)) {
+                        break;
+                    }
+                    x = next;
+                    next = after;
+                }
+                preds[level] = x;
+                succs[level] = next;
+            }
+            return;
+        }
+    }
+
+    /** The first node that is not deleted, or {@link #NIL}. */
+    long first() {
+        return live(link(HEAD, 0) & ~MARK);
+    }
+
+    /** The node after {@code node} that is not deleted, or {@link #NIL}. */
+    long next(long node) {
+        return live(link(node, 0) & ~MARK);
+    }
+
+    /** {@code node} if it is not deleted, else the first node after it that is not; {@link #NIL} passes through. */
+    private long live(long node) {
+        while (node != NIL) {
+            long next = link(node, 0);
+            if (next >= 0) {
+                return node;
+            }
+            node = next & ~MARK;
+        }
+        return NIL;
+    }
+
+    /** The first node not deleted whose key is ≥ {@code key}, or {@link #NIL}. */
+    long seekAtLeast(byte[] key) {
+        long x = HEAD;
+        long next = NIL;
+        for (int level = MAX_HEIGHT - 1; level >= 0; level--) {
+            next = link(x, level) & ~MARK;
+            while (next != NIL && compareKey(next, key) < 0) {
+                x = next;
+                next = link(x, level) & ~MARK;
+            }
+        }
+        return live(next);
+    }
+
+    /**
+     * The last node not deleted whose key is &lt; {@code key} ({@code orEqual}: ≤), or {@link #NIL}; {@code key}
+     * null: the last node.
+     */
+    long seekBelow(byte[] key, boolean orEqual) {
+        byte[] bound = key;
+        boolean inclusive = orEqual;
+        while (true) {
+            long x = HEAD;
+            for (int level = MAX_HEIGHT - 1; level >= 0; level--) {
+                long next = link(x, level) & ~MARK;
+                while (next != NIL && (bound == null || below(next, bound, inclusive))) {
+                    x = next;
+                    next = link(x, level) & ~MARK;
+                }
+            }
+            if (x == HEAD || link(x, 0) >= 0) {
+                return x == HEAD ? NIL : x;
+            }
+            bound = key(x); // deleted: the last live one is before it
+            inclusive = false;
+        }
+    }
+
+    private boolean below(long node, byte[] key, boolean orEqual) {
+        int c = compareKey(node, key);
+        return c < 0 || (orEqual && c == 0);
+    }
+
+    /** The node whose key equals {@code key} and is not deleted, or {@link #NIL}. */
+    long find(byte[] key) {
+        long node = seekAtLeast(key);
+        return node != NIL && compareKey(node, key) == 0 ? node : NIL;
+    }
+
+    /** Compares the key of {@code node} with {@code key}, as {@link InternalKey#compare(byte[], byte[])}. */
+    int compareKey(long node, byte[] key) {
+        byte[] c = chunk(node);
+        int at = offset(node);
+        long header = (long) LONG.get(c, at);
+        int keyAt = at + HEADER + 8 * (int) (header >>> 58);
+        return InternalKey.compare(c, keyAt, keyLengthIn(header), key, 0, key.length);
+    }
+
+    /** The key of {@code node}, copied. */
+    byte[] key(long node) {
+        byte[] out = new byte[keyLength(node)];
+        copyKey(node, out);
+        return out;
+    }
+
+    /** The length of {@code node}'s key. */
+    int keyLength(long node) {
+        return keyLengthIn((long) LONG.get(chunk(node), offset(node)));
+    }
+
+    /** Copies {@code node}'s key to the start of {@code out}, which must be long enough. */
+    void copyKey(long node, byte[] out) {
+        byte[] c = chunk(node);
+        int at = offset(node);
+        long header = (long) LONG.get(c, at);
+        System.arraycopy(c, at + HEADER + 8 * (int) (header >>> 58), out, 0, keyLengthIn(header));
+    }
+
+    /** The value of {@code node}, copied. */
+    byte[] value(long node) {
+        byte[] c = chunk(node);
+        int at = offset(node);
+        long header = (long) LONG.get(c, at);
+        int valueAt = at + HEADER + 8 * (int) (header >>> 58) + keyLengthIn(header);
+        byte[] out = new byte[(int) header];
+        System.arraycopy(c, valueAt, out, 0, out.length);
+        return out;
+    }
+
+    private static int keyLengthIn(long header) {
+        return (int) (header >>> 32) & MAX_KEY;
+    }
+
+    private int height(long node) {
+        return (int) ((long) LONG.get(chunk(node), offset(node)) >>> 58);
+    }
+
+    private long link(long node, int level) {
+        if (node == HEAD) {
+            return (long) HEAD_LINK.getAcquire(head, level);
+        }
+        return (long) LONG.getAcquire(chunk(node), offset(node) + HEADER + 8 * level);
+    }
+
+    private boolean casLink(long node, int level, long expected, long update) {
+        if (node == HEAD) {
+            return HEAD_LINK.compareAndSet(head, level, expected, update);
+        }
+        return LONG.compareAndSet(chunk(node), offset(node) + HEADER + 8 * level, expected, update);
+    }
+
+    private byte[] chunk(long node) {
+        return chunks[(int) (node >>> 32)];
+    }
+
+    private static int offset(long node) {
+        return (int) node;
+    }
+
+    private static int randomHeight() {
+        // Each level with probability 1/4: two random bits per level.
+        int bits = ThreadLocalRandom.current().nextInt();
+        int height = 1;
+        while (height < MAX_HEIGHT && (bits & 3) == 0) {
+            height++;
+            bits >>>= 2;
+        }
+        return height;
+    }
+
+    /** Room for a node of {@code size} bytes; returns its address. */
+    private synchronized long allocate(int size) {
+        int aligned = (size + 7) & ~7;
+        if (aligned > OWN_CHUNK) {
+            return (long) addChunk(new byte[ALIGN + aligned]) << 32 | ALIGN;
+        }
+        if (current == null || used + aligned > current.length) {
+            int length = current == null ? FIRST_CHUNK : Math.min(LARGE_CHUNK, current.length * 2);
+            while (length < ALIGN + aligned) {
+                length *= 2; // at most OWN_CHUNK + ALIGN: within LARGE_CHUNK
+            }
+            current = new byte[length];
+            currentSlot = addChunk(current);
+            used = ALIGN;
+        }
+        long node = (long) currentSlot << 32 | used;
+        used += aligned;
+        return node;
+    }
+
+    /** Adds a chunk; returns its slot. Under the monitor. */
+    private int addChunk(byte[] chunk) {
+        byte[][] all = chunks;
+        if (slots == all.length) {
+            all = java.util.Arrays.copyOf(all, all.length * 2);
+        }
+        all[slots] = chunk;
+        chunks = all; // a reader reaches a node in this chunk only through a link set after this write
+        chunkBytes += chunk.length;
+        return slots++;
+    }
+
+    /**
+     * A list of the given entries, built in one pass: {@code order} lists the indexes of {@code keys} in
+     * {@link InternalKey#COMPARATOR} order, no two equal. For a list not yet shared (its publication orders it).
+     */
+    static ArenaSkipList sorted(byte[][] keys, byte[][] values, int[] order) {
+        ArenaSkipList list = new ArenaSkipList();
+        long[] last = new long[MAX_HEIGHT];
+        java.util.Arrays.fill(last, HEAD);
+        for (int i : order) {
+            byte[] key = keys[i];
+            byte[] value = values[i];
+            if (key.length > MAX_KEY) {
+                throw new IllegalArgumentException("key of " + key.length + " bytes");
+            }
+            int height = randomHeight();
+            long node = list.allocate(HEADER + 8 * height + key.length + value.length);
+            byte[] c = list.chunk(node);
+            int at = offset(node);
+            LONG.set(c, at, ((long) height << 58) | ((long) key.length << 32) | (value.length & 0xffffffffL));
+            int keyAt = at + HEADER + 8 * height;
+            System.arraycopy(key, 0, c, keyAt, key.length);
+            System.arraycopy(value, 0, c, keyAt + key.length, value.length);
+            for (int level = 0; level < height; level++) {
+                list.setLink(last[level], level, node);
+                last[level] = node;
+            }
+        }
+        VarHandle.releaseFence();
+        return list;
+    }
+
+    private void setLink(long node, int level, long value) {
+        if (node == HEAD) {
+            HEAD_LINK.set(head, level, value);
+        } else {
+            LONG.set(chunk(node), offset(node) + HEADER + 8 * level, value);
+        }
+    }
+}

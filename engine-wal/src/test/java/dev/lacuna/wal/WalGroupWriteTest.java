@@ -307,7 +307,7 @@ class WalGroupWriteTest {
         assertReopensWith(disk, p[0], p[1]);
     }
 
-    private static void assertReopensWith(MemVfs disk, byte[]... payloads) {
+    static void assertReopensWith(MemVfs disk, byte[]... payloads) {
         try (Wal wal = Wal.open(disk, DIR, OPTIONS)) {
             List<WalRecord> records = WalTest.readAll(wal, 1);
             assertThat(records).extracting(WalRecord::payload).containsExactly(payloads);
@@ -317,7 +317,7 @@ class WalGroupWriteTest {
         }
     }
 
-    private static byte[][] payloads(int n) {
+    static byte[][] payloads(int n) {
         byte[][] p = new byte[n][];
         for (int i = 0; i < n; i++) {
             p[i] = WalTest.payload(i, 200);
@@ -335,7 +335,7 @@ class WalGroupWriteTest {
     }
 
     /** Waits until the thread is parked in the group's wait (no sleep: it is polled until it shows there). */
-    private static void awaitWaitingForTheGroup(Future<?> f, java.util.function.Supplier<Thread> thread) {
+    static void awaitWaitingForTheGroup(Future<?> f, java.util.function.Supplier<Thread> thread) {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         while (true) {
             Thread t = thread.get();
@@ -349,7 +349,7 @@ class WalGroupWriteTest {
         }
     }
 
-    private static void awaitQuietly(CountDownLatch latch) {
+    static void awaitQuietly(CountDownLatch latch) {
         boolean interrupted = false;
         while (true) {
             try {
@@ -373,7 +373,7 @@ class WalGroupWriteTest {
     }
 
     /** Runs an armed action once, in the next write of records (not a header, not a zero fill) to a log segment. */
-    private static final class Hook extends ForwardingVfs {
+    static final class Hook extends ForwardingVfs {
         private final AtomicReference<Action> armed = new AtomicReference<>();
 
         Hook(Vfs inner) {

@@ -129,6 +129,11 @@ final class ArenaSkipList {
                 break;
             }
         }
+        if (link(node, 0) < 0) {
+            // Removed while this linked it higher (the memtable never does that): unlink it above too, so that it does
+            // not stay linked, marked, until another search passes it.
+            findSplice(key, false, preds, succs);
+        }
         if (replaced != NIL) {
             remove(replaced);
         }
@@ -224,14 +229,11 @@ final class ArenaSkipList {
 
     /** The first node not deleted whose key is ≥ {@code key}, or {@link #NIL}. */
     long seekAtLeast(byte[] key) {
-        long x = HEAD;
-        long next = NIL;
-        for (int level = MAX_HEIGHT - 1; level >= 0; level--) {
-            next = link(x, level) & ~MARK;
-            while (next != NIL && compareKey(next, key) < 0) {
-                x = next;
-                next = link(x, level) & ~MARK;
-            }
+        long x = descend(key, false, false);
+        long next = link(x, 0) & ~MARK;
+        while (next != NIL && compareKey(next, key) < 0) {
+            x = next;
+            next = link(x, 0) & ~MARK;
         }
         return live(next);
     }
@@ -244,20 +246,54 @@ final class ArenaSkipList {
         byte[] bound = key;
         boolean inclusive = orEqual;
         while (true) {
-            long x = HEAD;
-            for (int level = MAX_HEIGHT - 1; level >= 0; level--) {
-                long next = link(x, level) & ~MARK;
-                while (next != NIL && (bound == null || below(next, bound, inclusive))) {
-                    x = next;
-                    next = link(x, level) & ~MARK;
+            long x = descend(bound, bound == null, inclusive);
+            // Level 0: the last node below the bound that was not deleted when its link was read. A deleted node's
+            // link still leads on, to the equal key that replaced it among others (linked before it was marked):
+            // judging x only by a second look after the walk could pass that key, live all along.
+            long link = link(x, 0);
+            boolean found = x == HEAD || link >= 0;
+            long last = x;
+            long next = link & ~MARK;
+            while (next != NIL && (bound == null || below(next, bound, inclusive))) {
+                long after = link(next, 0);
+                if (after >= 0) {
+                    found = true;
+                    last = next;
                 }
+                next = after & ~MARK;
             }
-            if (x == HEAD || link(x, 0) >= 0) {
-                return x == HEAD ? NIL : x;
+            if (found) {
+                return last == HEAD ? NIL : last;
             }
-            bound = key(x); // deleted: the last live one is before it
+            bound = key(x); // x and all after it below the bound deleted: the last live one is before it
             inclusive = false;
         }
+    }
+
+    /**
+     * Walks the levels above 0 to the last node before {@code key} ({@code orEqual}: at or before; {@code toEnd}: the
+     * last), stepping over nodes whose link at the level is marked instead of onto them: a deleted node's lower links
+     * are frozen, and it can still be linked above after it was unlinked at level 0 (marked while its insert linked
+     * it higher), so that going down through it would pass nodes inserted in its place since.
+     */
+    private long descend(byte[] key, boolean toEnd, boolean orEqual) {
+        long x = HEAD;
+        for (int level = MAX_HEIGHT - 1; level >= 1; level--) {
+            long next = link(x, level) & ~MARK;
+            while (next != NIL) {
+                long after = link(next, level);
+                if (after < 0) {
+                    next = after & ~MARK;
+                    continue;
+                }
+                if (!toEnd && !below(next, key, orEqual)) {
+                    break;
+                }
+                x = next;
+                next = after;
+            }
+        }
+        return x;
     }
 
     private boolean below(long node, byte[] key, boolean orEqual) {

@@ -25,15 +25,19 @@ import dev.lacuna.UpdateItem;
 import dev.lacuna.ValidationException;
 import dev.lacuna.kv.KvOptions;
 import dev.lacuna.vfs.MemVfs;
+import dev.lacuna.vfs.Vfs;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BooleanSupplier;
+import java.util.function.Predicate;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -81,13 +85,25 @@ class BackfillTest {
     }
 
     /** Small memtables, so that a backfill cut short has already left some of its entries in files. */
-    private static DatabaseOptions options(MemVfs vfs) {
-        return DatabaseOptions.builder().vfs(vfs).storage(KvOptions.builder().memtableBytes(64 * 1024)
-                .memoryBudget(512 * 1024).build()).build();
+    private static DatabaseOptions options(Vfs vfs) {
+        return options(KvOptions.builder(), vfs);
     }
 
-    private static Database load(MemVfs vfs, long seed) {
-        Database db = Database.open(DIR, options(vfs));
+    /**
+     * {@link #options(Vfs)} on {@code held}, with no block cache: the backfill then reads the table from its files,
+     * where {@code held} holds it (its second pass would otherwise find every block in the cache the first filled).
+     */
+    private static DatabaseOptions heldOptions(HeldBackfill held) {
+        return options(KvOptions.builder().blockCacheBytes(0), held);
+    }
+
+    private static DatabaseOptions options(KvOptions.Builder storage, Vfs vfs) {
+        return DatabaseOptions.builder().vfs(vfs).storage(storage.memtableBytes(64 * 1024).memoryBudget(512 * 1024)
+                .build()).build();
+    }
+
+    private static Database load(DatabaseOptions options, long seed) {
+        Database db = Database.open(DIR, options);
         db.createTable(table(false));
         Random random = new Random(seed);
         for (int i = 0; i < ITEMS; i += BatchWriteItem.MAX_WRITES) {
@@ -171,28 +187,41 @@ class BackfillTest {
 
     @Test
     void shouldBackfillWhileWritersChangeTheIndexedAttributes() throws Exception {
-        MemVfs vfs = new MemVfs();
+        HeldBackfill held = new HeldBackfill(new MemVfs());
         List<Seen> seen = new ArrayList<>();
         AtomicLong refused = new AtomicLong();
-        try (Database db = load(vfs, 1)) {
+        try (Database db = load(heldOptions(held), 1)) {
             try (Writers writers = new Writers(db, 2)) {
                 writers.awaitMore(200);
-                TableDescription added = db.updateTable(table(true));
-                assertThat(added.index(INDEX).status()).isEqualTo(IndexStatus.CREATING);
-                long writesAtStart = writers.writes.get();
-                IndexChecker.await(() -> {
-                    IndexDescription d = db.describeTable(TABLE).index(INDEX);
-                    seen.add(new Seen(d, writers.writes.get()));
-                    if (d.status() == IndexStatus.CREATING) {
-                        try { // readers are told the index is not ready (unless it just became so)
-                            db.query(TABLE, new Query("grp = :g").index(INDEX).value(":g", s("G#1")));
-                        } catch (ValidationException e) {
-                            assertThat(e).hasMessageContaining("backfilling");
-                            refused.incrementAndGet();
+                // Parked once it has counted the table, until the writers wrote again and a poll saw it: what the
+                // checks below need to have seen while CREATING does not depend on the backfill outlasting a poll.
+                held.parkWhen(() -> backfillProgress(db, d -> d.itemsTotal() > 0));
+                long writesAtStart;
+                BooleanSupplier poll;
+                try {
+                    TableDescription added = db.updateTable(table(true));
+                    assertThat(added.index(INDEX).status()).isEqualTo(IndexStatus.CREATING);
+                    writesAtStart = writers.writes.get();
+                    poll = () -> {
+                        IndexDescription d = db.describeTable(TABLE).index(INDEX);
+                        seen.add(new Seen(d, writers.writes.get()));
+                        if (d.status() == IndexStatus.CREATING) {
+                            try { // readers are told the index is not ready (unless it just became so)
+                                db.query(TABLE, new Query("grp = :g").index(INDEX).value(":g", s("G#1")));
+                            } catch (ValidationException e) {
+                                assertThat(e).hasMessageContaining("backfilling");
+                                refused.incrementAndGet();
+                            }
                         }
-                    }
-                    return d.status() != IndexStatus.CREATING;
-                }, Duration.ofSeconds(60), "backfill did not end");
+                        return d.status() != IndexStatus.CREATING;
+                    };
+                    held.awaitParked(WAIT);
+                    writers.awaitMore(200);
+                    assertThat(poll.getAsBoolean()).as("ended while parked").isFalse();
+                } finally {
+                    held.open(); // whatever failed: the close must not wait for a parked backfill
+                }
+                IndexChecker.await(poll, Duration.ofSeconds(60), "backfill did not end");
                 writers.awaitMore(2000); // and keep writing through the updater once it follows the log
                 assertThat(seen.get(seen.size() - 1).writes()).as("writes during the backfill").isGreaterThan(writesAtStart);
             }
@@ -233,7 +262,7 @@ class BackfillTest {
     @Test
     void shouldDropAGlobalIndexWithUpdateTable() throws Exception {
         MemVfs vfs = new MemVfs();
-        try (Database db = load(vfs, 3)) {
+        try (Database db = load(options(vfs), 3)) {
             db.updateTable(table(true));
             IndexChecker.awaitCatchUp(db, TABLE, INDEX, WAIT);
             db.updateTable(table(false));
@@ -265,6 +294,50 @@ class BackfillTest {
         assertThatThrownBy(() -> db.scan(TABLE, new Scan().index(INDEX))).isInstanceOf(ValidationException.class);
     }
 
+    /** Whether the table's index meets {@code test}; false if the table has none. */
+    private static boolean backfillProgress(Database db, Predicate<IndexDescription> test) {
+        IndexDescription d = db.describeTable(TABLE).index(INDEX);
+        return d != null && test.test(d);
+    }
+
+    /**
+     * Closes {@code db}, whose backfill is parked in {@code held}, in a read of its scan of the table, and lets the backfill go on only once
+     * the close has told its updater to stop (it waits for the updater's thread to end): the backfill then sees the
+     * close at the next item it takes (half the table is still to come), and cannot have ended before it.
+     */
+    private static void closeWhileHeld(Database db, HeldBackfill held) throws InterruptedException {
+        List<Throwable> failures = Collections.synchronizedList(new ArrayList<>());
+        Thread closer = new Thread(() -> {
+            try {
+                db.close();
+            } catch (Throwable e) {
+                failures.add(e);
+            }
+        }, "backfill-closer");
+        closer.start();
+        try {
+            IndexChecker.await(() -> joinsUpdater(closer), WAIT, "the close did not stop the index's updater");
+        } finally {
+            held.open();
+        }
+        closer.join(WAIT.toMillis());
+        assertThat(closer.isAlive()).as("the close hangs").isFalse();
+        assertThat(failures).isEmpty();
+    }
+
+    /**
+     * Whether {@code t} is in a global index updater's close, waiting for the updater's thread to end: that close
+     * has set the flag that stops the updater before it waits. One sample of the stack: the thread's state and its
+     * stack read apart could belong to different moments.
+     */
+    private static boolean joinsUpdater(Thread t) {
+        StackTraceElement[] stack = t.getStackTrace();
+        return Arrays.stream(stack).anyMatch(f -> f.getClassName().equals(Thread.class.getName())
+                && f.getMethodName().equals("join"))
+                && Arrays.stream(stack).anyMatch(f -> f.getClassName().equals(GlobalIndexUpdater.class.getName())
+                && f.getMethodName().equals("close"));
+    }
+
     /** How a database that is adding an index is stopped. */
     enum Stop {
         /** Power loss while the backfill runs: the index is built again from scratch. */
@@ -279,30 +352,41 @@ class BackfillTest {
     @EnumSource(Stop.class)
     void shouldEndEqualToTheTableWhenAddingAnIndexIsInterrupted(Stop stop) throws Exception {
         MemVfs vfs = new MemVfs();
+        HeldBackfill held = new HeldBackfill(vfs);
         MemVfs after = vfs;
         int keyspace;
-        try (Database db = load(vfs, 6 + stop.ordinal())) {
-            try (Writers writers = new Writers(db, 7)) {
-                writers.awaitMore(200);
-                keyspace = db.updateTable(table(true)).index(INDEX).keyspace();
-                if (stop == Stop.POWER_LOSS_ONCE_ACTIVE) {
-                    IndexChecker.await(() -> db.describeTable(TABLE).index(INDEX).status() == IndexStatus.ACTIVE, WAIT,
-                            "backfill did not end");
-                    after = vfs.crashClone(new Random(8));
-                } else {
-                    // Half way through, when the backfill has left entries in files (small memtables).
-                    IndexChecker.await(() -> {
-                        IndexDescription d = db.describeTable(TABLE).index(INDEX);
-                        return d.itemsTotal() > 0 && d.itemsDone() >= d.itemsTotal() / 2;
-                    }, WAIT, "no progress");
-                    if (stop == Stop.POWER_LOSS_WHILE_CREATING) {
-                        after = vfs.crashClone(new Random(8));
+        try (Database db = load(heldOptions(held), 6 + stop.ordinal())) {
+            try {
+                try (Writers writers = new Writers(db, 7)) {
+                    writers.awaitMore(200);
+                    if (stop != Stop.POWER_LOSS_ONCE_ACTIVE) {
+                        // Half way through, when the backfill has left entries in files (small memtables), it parks
+                        // there, so that it cannot end before the crash image or the close: checked and then left to
+                        // run, it sometimes did (and the close then found the index ACTIVE, rightly not rebuilt).
+                        held.parkWhen(() -> backfillProgress(db, d -> d.itemsTotal() > 0
+                                && d.itemsDone() >= d.itemsTotal() / 2));
                     }
-                    assertThat(db.describeTable(TABLE).index(INDEX).status()).as("still backfilling")
-                            .isEqualTo(IndexStatus.CREATING);
+                    keyspace = db.updateTable(table(true)).index(INDEX).keyspace();
+                    if (stop == Stop.POWER_LOSS_ONCE_ACTIVE) {
+                        IndexChecker.await(() -> db.describeTable(TABLE).index(INDEX).status() == IndexStatus.ACTIVE,
+                                WAIT, "backfill did not end");
+                        after = vfs.crashClone(new Random(8));
+                    } else {
+                        held.awaitParked(WAIT);
+                        assertThat(db.describeTable(TABLE).index(INDEX).status()).as("still backfilling")
+                                .isEqualTo(IndexStatus.CREATING);
+                        if (stop == Stop.POWER_LOSS_WHILE_CREATING) {
+                            after = vfs.crashClone(new Random(8));
+                        }
+                    }
                 }
+                if (stop == Stop.CLOSE_WHILE_CREATING) {
+                    closeWhileHeld(db, held);
+                }
+            } finally {
+                held.open(); // whatever failed: the close must not wait for a parked backfill
             }
-        } // closes the database: with CLOSE_WHILE_CREATING, while the backfill runs
+        }
         try (Database db = Database.open(DIR, options(after))) {
             IndexDescription reopened = db.describeTable(TABLE).index(INDEX);
             assertThat(reopened).as("the index survives").isNotNull();

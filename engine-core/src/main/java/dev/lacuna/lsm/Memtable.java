@@ -134,21 +134,26 @@ final class Memtable {
     /**
      * Recovery's bulk build ({@link Replay}): a memtable as an empty one would be after {@link #add} of each entry in
      * sequence order, at a fraction of the cost: the skip list is built from the entries in key order in one pass
-     * ({@link ArenaSkipList#sorted}, linear, no key compared), where
+     * ({@link ArenaSkipList.Builder}, linear, no key compared), where
      * adding them one by one, even in key order, searched the list for each (a fifth of an open's time).
      * {@code order} lists the indexes of {@code keys} in {@link InternalKey#COMPARATOR} order; no two keys may share
      * a user key and a sequence (what {@link #add} would then count depends on the order within a batch: the caller
      * adds those one by one).
      */
     static Memtable recovered(byte[][] keys, byte[][] values, int[] order) {
-        Memtable mem = new Memtable(ArenaSkipList.sorted(keys, values, order));
+        ArenaSkipList.Builder entries = new ArenaSkipList.Builder();
+        int deadPairs = 0;
         long added = 0;
         long deletions = 0;
         long min = Long.MAX_VALUE;
         long max = 0;
         int count = order.length;
+        // One pass in key order (the arrays are reached at random): each key is counted while the copy has it in
+        // the cache.
         for (int i = 0; i < count; i++) {
             byte[] key = keys[order[i]];
+            byte[] value = values[order[i]];
+            entries.append(key, value);
             if (InternalKey.isDeletion(key)) {
                 deletions++;
                 // add() counts a deletion whose key's newest entry then was a put: the next entry in key order is
@@ -156,15 +161,17 @@ final class Memtable {
                 if (i + 1 < count) {
                     byte[] next = keys[order[i + 1]];
                     if (InternalKey.sameUserKey(key, next) && !InternalKey.isDeletion(next)) {
-                        mem.deadPairs++;
+                        deadPairs++;
                     }
                 }
             }
-            added += key.length + values[order[i]].length + ENTRY_OVERHEAD;
+            added += key.length + value.length + ENTRY_OVERHEAD;
             long sequence = (long) BIG_ENDIAN_LONG.get(key, key.length - InternalKey.TRAILER_SIZE) >>> 8; // its trailer's
             min = Math.min(min, sequence);
             max = Math.max(max, sequence);
         }
+        Memtable mem = new Memtable(entries.build());
+        mem.deadPairs = deadPairs;
         mem.bytes.set(added);
         mem.added = count; // the counts add() keeps for size estimates
         mem.deletionsAdded = deletions;

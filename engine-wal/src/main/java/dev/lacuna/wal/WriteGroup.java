@@ -18,6 +18,8 @@ final class WriteGroup {
     private int inFlight;
     /** The leader's thread while a write is in flight, else null. */
     private volatile Thread leader;
+    /** Writes ended so far: a writer spinning without the lock watches it change. */
+    private volatile long ends;
 
     WriteGroup(ReentrantLock writeLock) {
         this.ended = writeLock.newCondition();
@@ -92,9 +94,15 @@ final class WriteGroup {
         end();
     }
 
+    /** Writes ended so far ({@link #end}); readable without the lock. */
+    long ends() {
+        return ends;
+    }
+
     private void end() {
         inFlight = 0;
         leader = null;
+        ends = ends + 1; // under the lock: one writer
         ended.signalAll();
     }
 }

@@ -92,6 +92,17 @@ final class ArenaSkipList {
      * Returns the new node's address.
      */
     long insert(byte[] key, byte[] value) {
+        long node = place(key, value);
+        link(node, key, new long[MAX_HEIGHT], new long[MAX_HEIGHT]);
+        return node;
+    }
+
+    /**
+     * The first half of an insert: a new node for {@code key} and {@code value}, written but not in the list until
+     * {@link #link}. A commit places its entries before it appends its log record, so that running out of memory
+     * (the copy of a large value) fails the write before anything is logged; linking allocates nothing.
+     */
+    long place(byte[] key, byte[] value) {
         if (key.length > MAX_KEY) {
             throw new IllegalArgumentException("key of " + key.length + " bytes");
         }
@@ -103,8 +114,30 @@ final class ArenaSkipList {
         int keyAt = at + HEADER + 8 * height;
         System.arraycopy(key, 0, c, keyAt, key.length);
         System.arraycopy(value, 0, c, keyAt + key.length, value.length);
-        long[] preds = new long[MAX_HEIGHT];
-        long[] succs = new long[MAX_HEIGHT];
+        return node;
+    }
+
+    /**
+     * Overwrites the last {@code count} bytes of the key of {@code node}, {@link #place placed} and not linked yet,
+     * with those of {@code key}: an internal key's trailer, whose sequence is known only once the log has the record.
+     */
+    void rewriteKeyEnd(long node, byte[] key, int count) {
+        byte[] c = chunk(node);
+        int at = offset(node);
+        long header = (long) LONG.get(c, at);
+        int keyEnd = at + HEADER + 8 * (int) (header >>> 58) + keyLengthIn(header);
+        System.arraycopy(key, key.length - count, c, keyEnd - count, count);
+    }
+
+    /**
+     * The second half of an insert: links {@code node}, {@link #place placed} with {@code key} (its key as it is
+     * now), into the list; safe with concurrent inserts, removals and readers. {@code preds} and {@code succs}:
+     * {@link #MAX_HEIGHT} slots each, for the search. Allocates nothing.
+     */
+    void link(long node, byte[] key, long[] preds, long[] succs) {
+        byte[] c = chunk(node);
+        int at = offset(node);
+        int height = height(node);
         long replaced;
         while (true) {
             findSplice(key, true, preds, succs);
@@ -135,9 +168,8 @@ final class ArenaSkipList {
             findSplice(key, false, preds, succs);
         }
         if (replaced != NIL) {
-            remove(replaced);
+            remove(replaced, key, preds, succs); // an equal key: the search for it finds the replaced node too
         }
-        return node;
     }
 
     /**
@@ -145,6 +177,11 @@ final class ArenaSkipList {
      * removed already.
      */
     boolean remove(long node) {
+        return remove(node, key(node), new long[MAX_HEIGHT], new long[MAX_HEIGHT]);
+    }
+
+    /** {@link #remove(long)} of a node whose key equals {@code key}, searching with {@code preds} and {@code succs}. */
+    private boolean remove(long node, byte[] key, long[] preds, long[] succs) {
         int height = height(node);
         for (int level = height - 1; level >= 0; level--) {
             while (true) {
@@ -161,7 +198,7 @@ final class ArenaSkipList {
             }
         }
         // Unlinks it: the search unlinks every marked node it meets on its way to the key.
-        findSplice(key(node), false, new long[MAX_HEIGHT], new long[MAX_HEIGHT]);
+        findSplice(key, false, preds, succs);
         return true;
     }
 
@@ -446,17 +483,8 @@ final class ArenaSkipList {
         }
 
         void append(byte[] key, byte[] value) {
-            if (key.length > MAX_KEY) {
-                throw new IllegalArgumentException("key of " + key.length + " bytes");
-            }
-            int height = randomHeight();
-            long node = list.allocate(HEADER + 8 * height + key.length + value.length);
-            byte[] c = list.chunk(node);
-            int at = offset(node);
-            LONG.set(c, at, ((long) height << 58) | ((long) key.length << 32) | (value.length & 0xffffffffL));
-            int keyAt = at + HEADER + 8 * height;
-            System.arraycopy(key, 0, c, keyAt, key.length);
-            System.arraycopy(value, 0, c, keyAt + key.length, value.length);
+            long node = list.place(key, value);
+            int height = list.height(node);
             for (int level = 0; level < height; level++) {
                 list.setLink(last[level], level, node);
                 last[level] = node;

@@ -93,23 +93,74 @@ final class Memtable {
     }
 
     /**
-     * Adds an entry and returns its internal key. Puts may be added concurrently; the caller serialises
-     * deletions with every other add (the commit lock, no put in flight) and never adds to a frozen memtable. Bytes are counted as added and never given back by a purge: the
-     * memtable is flushed after the same volume of writes either way, which bounds the log it holds back.
+     * Adds an entry and returns its internal key: {@link #place} and {@link #add(Placed, long)} in one step.
      */
     byte[] add(byte[] userKey, long sequence, int kind, byte[] value) {
+        return add(place(userKey, kind, value), sequence);
+    }
+
+    /**
+     * An entry written into this memtable's memory but not in it yet: {@link #add(Placed, long)} makes it part of the
+     * memtable once its log record has its sequence.
+     */
+    static final class Placed {
+        final byte[] internalKey; // its trailer's sequence set by add
+        final int kind;
+        final long node;
+        final boolean killsPut; // a deletion whose key's newest entry here is a put
+        final long bytes;
+        final long[] preds = new long[ArenaSkipList.MAX_HEIGHT]; // the search's, allocated here: add allocates nothing
+        final long[] succs = new long[ArenaSkipList.MAX_HEIGHT];
+
+        private Placed(byte[] internalKey, int kind, long node, boolean killsPut, long bytes) {
+            this.internalKey = internalKey;
+            this.kind = kind;
+            this.node = node;
+            this.killsPut = killsPut;
+            this.bytes = bytes;
+        }
+    }
+
+    /**
+     * The first half of {@link #add(byte[], long, int, byte[])}, everything that allocates: the internal key, and the
+     * entry's copy in the memtable's memory (a large value's may not fit in the heap). A commit places its entries
+     * before it appends its log record, so that an {@link OutOfMemoryError} fails the write before any of it is
+     * logged: once the record is in the log, the caller must not be told the write failed while a reopen replays it,
+     * nor may part of the batch be visible. A deletion is placed under the commit lock with no put in flight into
+     * this memtable, as it is added; an entry placed and never added wastes its bytes, which the memtable does not
+     * count.
+     */
+    Placed place(byte[] userKey, int kind, byte[] value) {
         assert !frozen;
+        boolean killsPut = false;
         if (kind != InternalKey.KIND_PUT) {
             byte[][] newest = get(userKey, InternalKey.MAX_SEQUENCE);
-            if (newest != null && !InternalKey.isDeletion(newest[0])) {
+            killsPut = newest != null && !InternalKey.isDeletion(newest[0]);
+        }
+        byte[] internalKey = InternalKey.encode(userKey, 0, kind);
+        return new Placed(internalKey, kind, entries.place(internalKey, value), killsPut, entryBytes(userKey, value));
+    }
+
+    /**
+     * Adds a {@link #place placed} entry with {@code sequence} and returns its internal key; allocates nothing. Puts
+     * may be added concurrently; the caller serialises deletions with every other add (the commit lock, no put in
+     * flight) and never adds to a frozen memtable. Bytes are counted as added and never given back by a purge: the
+     * memtable is flushed after the same volume of writes either way, which bounds the log it holds back.
+     */
+    byte[] add(Placed entry, long sequence) {
+        assert !frozen;
+        if (entry.kind != InternalKey.KIND_PUT) {
+            if (entry.killsPut) {
                 deadPairs++;
             }
             deletionsAdded = deletionsAdded + 1; // one writer (the commit lock)
         }
         ADDED.getAndAdd(this, 1L);
-        byte[] internalKey = InternalKey.encode(userKey, sequence, kind);
-        entries.insert(internalKey, value);
-        bytes.addAndGet(entryBytes(userKey, value));
+        byte[] internalKey = entry.internalKey;
+        BIG_ENDIAN_LONG.set(internalKey, internalKey.length - InternalKey.TRAILER_SIZE, sequence << 8 | entry.kind);
+        entries.rewriteKeyEnd(entry.node, internalKey, InternalKey.TRAILER_SIZE);
+        entries.link(entry.node, internalKey, entry.preds, entry.succs);
+        bytes.addAndGet(entry.bytes);
         long min;
         while (sequence < (min = minSequence) && !MIN_SEQUENCE.compareAndSet(this, min, sequence)) {
             // another put lowered it meanwhile: compare again
@@ -138,7 +189,9 @@ final class Memtable {
      * adding them one by one, even in key order, searched the list for each (a fifth of an open's time).
      * {@code order} lists the indexes of {@code keys} in {@link InternalKey#COMPARATOR} order; no two keys may share
      * a user key and a sequence (what {@link #add} would then count depends on the order within a batch: the caller
-     * adds those one by one).
+     * adds those one by one). Consumes the arrays: each slot is cleared once its entry is copied, so that recovery
+     * holds an entry once while it builds (the log's decoded copy can be collected as the memtable's is made), not
+     * twice, which would need twice the unflushed log's size in heap to open a store.
      */
     static Memtable recovered(byte[][] keys, byte[][] values, int[] order) {
         ArenaSkipList.Builder entries = new ArenaSkipList.Builder();
@@ -169,6 +222,8 @@ final class Memtable {
             long sequence = (long) BIG_ENDIAN_LONG.get(key, key.length - InternalKey.TRAILER_SIZE) >>> 8; // its trailer's
             min = Math.min(min, sequence);
             max = Math.max(max, sequence);
+            keys[order[i]] = null; // copied: see above (the next key, read above, is cleared in its own turn)
+            values[order[i]] = null;
         }
         Memtable mem = new Memtable(entries.build());
         mem.deadPairs = deadPairs;

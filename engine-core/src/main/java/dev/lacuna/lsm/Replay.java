@@ -244,6 +244,8 @@ final class Replay {
                 byte[] key = writes.keys[i];
                 byte[] userKey = Arrays.copyOf(key, key.length - InternalKey.TRAILER_SIZE);
                 mem.add(userKey, InternalKey.sequence(key), InternalKey.kind(key), writes.values[i]);
+                writes.keys[i] = null; // copied into the memtable: see Memtable.recovered
+                writes.values[i] = null;
             }
             return mem.bytes() - before;
         }

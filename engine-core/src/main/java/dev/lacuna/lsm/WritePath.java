@@ -148,16 +148,18 @@ final class WritePath {
                 markCurrentFormat(); // a format 1 store: the mark must be durable before this record is
             }
             byte[][] annihilated = solePutsToAnnihilate(ops, treeIds);
+            Memtable.Placed[] placed = place(ops, treeIds); // what may run out of memory, before the append
             lsn = record == null ? unloggedSequence : db.wal.appendNoWait(record, 0, record.length, durability);
             long added = 0;
             for (int i = 0; i < treeIds.length; i++) {
-                WriteBatch.Op op = ops.get(i);
-                Memtable mem = db.trees[treeIds[i]].mem();
-                long before = mem.bytes();
-                byte[] internalKey = mem.add(op.key(), lsn, op.kind(), op.value());
-                added += mem.bytes() - before;
-                if (annihilated != null && annihilated[i] != null) {
-                    mem.addPurgeable(annihilated[i], internalKey);
+                db.trees[treeIds[i]].mem().add(placed[i], lsn);
+                added += placed[i].bytes;
+            }
+            if (annihilated != null) { // after the last insert: this allocates
+                for (int i = 0; i < treeIds.length; i++) {
+                    if (annihilated[i] != null) {
+                        db.trees[treeIds[i]].mem().addPurgeable(annihilated[i], placed[i].internalKey);
+                    }
                 }
             }
             if (record != null) {
@@ -213,6 +215,7 @@ final class WritePath {
     private long commitPuts(List<WriteBatch.Op> ops, Db.Route[] routes, int[] treeIds, byte[] record,
             Durability durability) {
         Memtable[] mems = new Memtable[treeIds.length];
+        Memtable.Placed[] placed;
         InsertOrder.Ticket ticket = new InsertOrder.Ticket();
         long lsn;
         ReservedRecord reserved;
@@ -230,8 +233,9 @@ final class WritePath {
                 mems[i] = db.trees[treeIds[i]].mem();
             }
             // As in commit: between the append and the last insert nothing may fail but the log write, which then
-            // cuts the record from the log. Past the reservation, only the in-flight queue's growth allocates before
-            // the inserts.
+            // cuts the record from the log. The entries are placed first (the copies a large value may not find
+            // memory for); past the reservation, only the in-flight queue's growth allocates before the inserts.
+            placed = place(ops, treeIds);
             reserved = db.wal.reserve(record, 0, record.length, durability);
             lsn = reserved.lsn();
             loggedSinceCheck += record.length;
@@ -251,15 +255,24 @@ final class WritePath {
         long added = 0;
         try {
             for (int i = 0; i < mems.length; i++) {
-                WriteBatch.Op op = ops.get(i);
-                mems[i].add(op.key(), lsn, op.kind(), op.value());
-                added += Memtable.entryBytes(op.key(), op.value());
+                mems[i].add(placed[i], lsn);
+                added += placed[i].bytes;
             }
         } finally {
             db.memoryUsed.addAndGet(added);
             db.inserts.finish(ticket); // published once every earlier write is: reads see a prefix of the log
         }
         return lsn;
+    }
+
+    /** Places each operation's entry in the memtable of its tree ({@link Memtable#place}). Under the commit lock. */
+    private Memtable.Placed[] place(List<WriteBatch.Op> ops, int[] treeIds) {
+        Memtable.Placed[] placed = new Memtable.Placed[treeIds.length];
+        for (int i = 0; i < treeIds.length; i++) {
+            WriteBatch.Op op = ops.get(i);
+            placed[i] = db.trees[treeIds[i]].mem().place(op.key(), op.kind(), op.value());
+        }
+        return placed;
     }
 
     private static boolean onlyPuts(List<WriteBatch.Op> ops) {

@@ -118,6 +118,30 @@ final class ArenaSkipList {
     }
 
     /**
+     * Gives back the room of {@code node}, {@link #place placed} and never linked, where it can: a node in a chunk of
+     * its own (the chunk is dropped) or the last one allocated (the next allocation reuses its room). A commit whose
+     * log write failed undoes its placements, last first, so that retried failing writes do not fill the heap.
+     *
+     * @return the bytes not given back: 0, or the node's size when another allocation followed it in its chunk
+     */
+    synchronized long unplace(long node) {
+        int slot = (int) (node >>> 32);
+        int at = offset(node);
+        long header = (long) LONG.get(chunks[slot], at);
+        int aligned = (HEADER + 8 * (int) (header >>> 58) + keyLengthIn(header) + (int) header + 7) & ~7;
+        if (aligned > OWN_CHUNK) {
+            chunkBytes -= chunks[slot].length;
+            chunks[slot] = null; // no link ever led into it: no reader can reach it
+            return 0;
+        }
+        if (slot == currentSlot && at + aligned == used) {
+            used = at;
+            return 0;
+        }
+        return aligned;
+    }
+
+    /**
      * Overwrites the last {@code count} bytes of the key of {@code node}, {@link #place placed} and not linked yet,
      * with those of {@code key}: an internal key's trailer, whose sequence is known only once the log has the record.
      */

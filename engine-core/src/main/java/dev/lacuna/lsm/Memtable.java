@@ -93,10 +93,19 @@ final class Memtable {
     }
 
     /**
-     * Adds an entry and returns its internal key: {@link #place} and {@link #add(Placed, long)} in one step.
+     * Adds an entry and returns its internal key: {@link #place} and {@link #add(Placed, long, Scratch)} in one step.
      */
     byte[] add(byte[] userKey, long sequence, int kind, byte[] value) {
-        return add(place(userKey, kind, value), sequence);
+        return add(place(userKey, kind, value), sequence, new Scratch());
+    }
+
+    /**
+     * The arrays an {@link #add(Placed, long, Scratch)} searches with, allocated before the log append: one serves
+     * every add of a commit (they run one after another).
+     */
+    static final class Scratch {
+        final long[] preds = new long[ArenaSkipList.MAX_HEIGHT];
+        final long[] succs = new long[ArenaSkipList.MAX_HEIGHT];
     }
 
     /**
@@ -109,8 +118,6 @@ final class Memtable {
         final long node;
         final boolean killsPut; // a deletion whose key's newest entry here is a put
         final long bytes;
-        final long[] preds = new long[ArenaSkipList.MAX_HEIGHT]; // the search's, allocated here: add allocates nothing
-        final long[] succs = new long[ArenaSkipList.MAX_HEIGHT];
 
         private Placed(byte[] internalKey, int kind, long node, boolean killsPut, long bytes) {
             this.internalKey = internalKey;
@@ -122,13 +129,12 @@ final class Memtable {
     }
 
     /**
-     * The first half of {@link #add(byte[], long, int, byte[])}, everything that allocates: the internal key, and the
-     * entry's copy in the memtable's memory (a large value's may not fit in the heap). A commit places its entries
+     * The first half of {@link #add(byte[], long, int, byte[])}, everything that allocates but the {@link Scratch}:
+     * the internal key, and the entry's copy in the memtable's memory (a large value's may not fit in the heap). A commit places its entries
      * before it appends its log record, so that an {@link OutOfMemoryError} fails the write before any of it is
      * logged: once the record is in the log, the caller must not be told the write failed while a reopen replays it,
      * nor may part of the batch be visible. A deletion is placed under the commit lock with no put in flight into
-     * this memtable, as it is added; an entry placed and never added wastes its bytes, which the memtable does not
-     * count.
+     * this memtable, as it is added. An entry placed and never added is given back ({@link #unplace}).
      */
     Placed place(byte[] userKey, int kind, byte[] value) {
         assert !frozen;
@@ -142,12 +148,27 @@ final class Memtable {
     }
 
     /**
+     * Undoes {@link #place} of an entry that will not be added (its write failed): its memory is given back, or, where
+     * the arena cannot (an entry placed after it), counted in {@link #bytes} like an entry's, so that it brings the
+     * flush that frees it as near as an added entry would.
+     *
+     * @return the bytes counted (to add to the store's memory in use), 0 if all was given back
+     */
+    long unplace(Placed entry) {
+        long kept = entries.unplace(entry.node);
+        if (kept > 0) {
+            bytes.addAndGet(kept);
+        }
+        return kept;
+    }
+
+    /**
      * Adds a {@link #place placed} entry with {@code sequence} and returns its internal key; allocates nothing. Puts
      * may be added concurrently; the caller serialises deletions with every other add (the commit lock, no put in
      * flight) and never adds to a frozen memtable. Bytes are counted as added and never given back by a purge: the
      * memtable is flushed after the same volume of writes either way, which bounds the log it holds back.
      */
-    byte[] add(Placed entry, long sequence) {
+    byte[] add(Placed entry, long sequence, Scratch scratch) {
         assert !frozen;
         if (entry.kind != InternalKey.KIND_PUT) {
             if (entry.killsPut) {
@@ -159,7 +180,7 @@ final class Memtable {
         byte[] internalKey = entry.internalKey;
         BIG_ENDIAN_LONG.set(internalKey, internalKey.length - InternalKey.TRAILER_SIZE, sequence << 8 | entry.kind);
         entries.rewriteKeyEnd(entry.node, internalKey, InternalKey.TRAILER_SIZE);
-        entries.link(entry.node, internalKey, entry.preds, entry.succs);
+        entries.link(entry.node, internalKey, scratch.preds, scratch.succs);
         bytes.addAndGet(entry.bytes);
         long min;
         while (sequence < (min = minSequence) && !MIN_SEQUENCE.compareAndSet(this, min, sequence)) {

@@ -149,10 +149,16 @@ final class WritePath {
             }
             byte[][] annihilated = solePutsToAnnihilate(ops, treeIds);
             Memtable.Placed[] placed = place(ops, treeIds); // what may run out of memory, before the append
-            lsn = record == null ? unloggedSequence : db.wal.appendNoWait(record, 0, record.length, durability);
+            Memtable.Scratch scratch = new Memtable.Scratch();
+            try {
+                lsn = record == null ? unloggedSequence : db.wal.appendNoWait(record, 0, record.length, durability);
+            } catch (RuntimeException | Error e) {
+                unplace(placed, treeIds, placed.length);
+                throw e;
+            }
             long added = 0;
             for (int i = 0; i < treeIds.length; i++) {
-                db.trees[treeIds[i]].mem().add(placed[i], lsn);
+                db.trees[treeIds[i]].mem().add(placed[i], lsn, scratch);
                 added += placed[i].bytes;
             }
             if (annihilated != null) { // after the last insert: this allocates
@@ -236,26 +242,33 @@ final class WritePath {
             // cuts the record from the log. The entries are placed first (the copies a large value may not find
             // memory for); past the reservation, only the in-flight queue's growth allocates before the inserts.
             placed = place(ops, treeIds);
-            reserved = db.wal.reserve(record, 0, record.length, durability);
+            try {
+                reserved = db.wal.reserve(record, 0, record.length, durability);
+            } catch (RuntimeException | Error e) {
+                unplace(placed, treeIds, placed.length);
+                throw e;
+            }
             lsn = reserved.lsn();
             loggedSinceCheck += record.length;
             db.inserts.begin(ticket, lsn, durability instanceof Durability.Sync, treeIds);
         } finally {
             db.commitLock.unlock();
         }
+        Memtable.Scratch scratch = new Memtable.Scratch();
         // Written outside the lock, so that the next writer reserves its record meanwhile and joins the next
         // grouped write. If the write fails, the log has cut this record and every one reserved after it (their
         // LSNs are handed out again): none of them may reach a memtable, nor be published.
         try {
             db.wal.write(reserved);
         } catch (RuntimeException | Error e) {
+            unplace(placed, treeIds, placed.length); // before the abandon: until then no memtable is switched
             db.inserts.abandon(ticket);
             throw e;
         }
         long added = 0;
         try {
             for (int i = 0; i < mems.length; i++) {
-                mems[i].add(placed[i], lsn);
+                mems[i].add(placed[i], lsn, scratch);
                 added += placed[i].bytes;
             }
         } finally {
@@ -265,14 +278,39 @@ final class WritePath {
         return lsn;
     }
 
-    /** Places each operation's entry in the memtable of its tree ({@link Memtable#place}). Under the commit lock. */
+    /**
+     * Places each operation's entry in the memtable of its tree ({@link Memtable#place}); if one fails, gives back
+     * those placed before it. Under the commit lock.
+     */
     private Memtable.Placed[] place(List<WriteBatch.Op> ops, int[] treeIds) {
         Memtable.Placed[] placed = new Memtable.Placed[treeIds.length];
-        for (int i = 0; i < treeIds.length; i++) {
-            WriteBatch.Op op = ops.get(i);
-            placed[i] = db.trees[treeIds[i]].mem().place(op.key(), op.kind(), op.value());
+        int i = 0;
+        try {
+            for (; i < treeIds.length; i++) {
+                WriteBatch.Op op = ops.get(i);
+                placed[i] = db.trees[treeIds[i]].mem().place(op.key(), op.kind(), op.value());
+            }
+        } catch (RuntimeException | Error e) {
+            unplace(placed, treeIds, i);
+            throw e;
         }
         return placed;
+    }
+
+    /**
+     * Gives back the first {@code count} entries of a write that failed ({@link Memtable#unplace}), last first (the
+     * arena takes back the last allocation), counting what a memtable could not give back as memory in use. Called
+     * while the memtables cannot be switched: under the commit lock, or before the failed write's insert ticket is
+     * abandoned. Unplacing runs in the arena's monitor and allocates nothing.
+     */
+    private void unplace(Memtable.Placed[] placed, int[] treeIds, int count) {
+        long kept = 0;
+        for (int i = count - 1; i >= 0; i--) {
+            kept += db.trees[treeIds[i]].mem().unplace(placed[i]);
+        }
+        if (kept > 0) {
+            db.memoryUsed.addAndGet(kept);
+        }
     }
 
     private static boolean onlyPuts(List<WriteBatch.Op> ops) {

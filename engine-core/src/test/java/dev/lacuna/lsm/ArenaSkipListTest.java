@@ -130,6 +130,34 @@ class ArenaSkipListTest {
     }
 
     /**
+     * A failed write gives back what it placed: a large entry's own chunk, and the last allocation of the current
+     * chunk; an entry with another allocation after it cannot be given back, and its size is returned to be counted.
+     */
+    @Test
+    void shouldGiveBackThePlacesOfEntriesNeverLinked() {
+        ArenaSkipList list = new ArenaSkipList();
+        list.insert(key("a", 1), new byte[10]);
+        long chunks = list.chunkBytes();
+        long big = list.place(key("b", 2), new byte[3 << 20]);
+        assertThat(list.chunkBytes()).isGreaterThan(chunks + (3 << 20) - 1);
+        long small = list.place(key("c", 2), new byte[100]);
+        assertThat(list.unplace(small)).as("the last allocation").isZero();
+        assertThat(list.unplace(big)).as("a chunk of its own").isZero();
+        assertThat(list.chunkBytes()).isEqualTo(chunks);
+
+        long first = list.place(key("d", 3), new byte[100]);
+        long second = list.place(key("e", 3), new byte[100]);
+        assertThat(list.unplace(first)).as("followed by another: kept, its size returned")
+                .isBetween(100L + 2 * 8 + 8, 100L + 12 * 8 + 16 + 8);
+        list.link(second, key("e", 3), new long[ArenaSkipList.MAX_HEIGHT], new long[ArenaSkipList.MAX_HEIGHT]);
+        long again = list.place(key("f", 3), new byte[100]);
+        assertThat(list.unplace(again)).isZero();
+        long reused = list.place(key("g", 3), new byte[100]);
+        assertThat(reused).as("the room given back is used again").isEqualTo(again);
+        assertThat(keys(list)).containsExactly(key("a", 1), key("e", 3));
+    }
+
+    /**
      * Writers insert disjoint keys while one thread removes keys already inserted and a reader scans, checking the
      * order it sees: at the end the list holds exactly the keys inserted and not removed, each found from the head.
      */

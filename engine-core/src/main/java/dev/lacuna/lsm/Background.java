@@ -145,7 +145,9 @@ final class Background {
             db.commitLock.lock();
             try {
                 // A memtable much smaller than the backlog is not where the scan met it: leave it be.
-                if (db.closed || tree.activeEntries() < db.options.deadEntryTrigger() / 2 || !tree.switchMemtable()) {
+                // Nor while flushes are behind: see WritePath.MAX_FROZEN_FOR_DEAD_ENTRIES.
+                if (db.closed || tree.activeEntries() < db.options.deadEntryTrigger() / 2
+                        || tree.immutableCount() >= WritePath.MAX_FROZEN_FOR_DEAD_ENTRIES || !tree.switchMemtable()) {
                     continue;
                 }
             } finally {

@@ -23,6 +23,13 @@ import java.util.Map;
 final class WritePath {
     /** Frozen memtables a partition may have waiting before its writers stall. */
     static final int MAX_IMMUTABLES = 4;
+    /**
+     * Dead pairs freeze a memtable only while fewer than this many wait for their flush: that switch is for scans (a
+     * put and its deletion meeting in one memtable never reach a file), not a bound on memory, and frozen every
+     * 1,024 deletions while the flushes were held up behind a table's large ones, an index's memtables reached
+     * {@link #MAX_IMMUTABLES} and its updater stalled (IndexLagBenchmark: 160 ms).
+     */
+    static final int MAX_FROZEN_FOR_DEAD_ENTRIES = 2;
 
     private final Db db;
     private final Background background;
@@ -178,8 +185,7 @@ final class WritePath {
             long total = db.memoryUsed.addAndGet(added);
             for (int id : treeIds) {
                 Tree tree = db.trees[id];
-                if (tree.activeBytes() >= db.options.memtableBytes()
-                        || tree.activeDeadPairs() >= db.options.deadEntryTrigger()) {
+                if (tree.activeBytes() >= db.options.memtableBytes() || deadPairsCallForSwitch(tree)) {
                     if (!drained) {
                         db.inserts.drain(); // a memtable is switched with no insert in flight (CommitLock)
                         drained = true;
@@ -342,7 +348,7 @@ final class WritePath {
             Tree tree = db.trees[treeIds[i]];
             // All of the batch's bytes against each memtable: at worst the serial path once too early.
             if (tree.activeBytes() + bytes >= db.options.memtableBytes()
-                    || tree.activeDeadPairs() >= db.options.deadEntryTrigger() || tree.mem().hasPurgeable()) {
+                    || deadPairsCallForSwitch(tree) || tree.mem().hasPurgeable()) {
                 return false;
             }
         }
@@ -450,6 +456,12 @@ final class WritePath {
             }
             return db.mayExistIn(view.version(), InternalKey.seekKey(userKey, InternalKey.MAX_SEQUENCE));
         }
+    }
+
+    /** Whether {@code tree}'s active memtable holds enough dead pairs to be frozen now. */
+    private boolean deadPairsCallForSwitch(Tree tree) {
+        return tree.activeDeadPairs() >= db.options.deadEntryTrigger()
+                && tree.immutableCount() < MAX_FROZEN_FOR_DEAD_ENTRIES;
     }
 
     /**

@@ -60,6 +60,43 @@ class MemoryBudgetSwitchTest {
         assertThat(frozen(db)).as("memtables frozen while the first flushes run").isBetween(1, 3);
     }
 
+    /**
+     * Dead pairs freeze a memtable for the scans' sake, not memory's: while flushes are behind they must not freeze
+     * memtable after memtable until the partition's writes stall (an index's updater, 1,024 deletions a switch,
+     * behind a table's large flushes). Each key is put twice before its deletion, so that no pair is purged in
+     * memory (only a put alone in the tree is).
+     */
+    @Test
+    void shouldNotStallOnDeadPairsWhileFlushesAreBehind() throws Exception {
+        ControlledVfs vfs = new ControlledVfs(new MemVfs(), ".sst");
+        KvOptions options = KvOptions.builder().vfs(vfs).partitions(1).deadEntryTrigger(16)
+                .durability(Durability.NONE).build();
+        try (LsmStore kv = LsmStore.open(Path.of("/db"), options)) {
+            Db db = (Db) dbOf(kv);
+            vfs.hold(); // no flush ends from here on
+            try {
+                CompletableFuture<Void> writes = CompletableFuture.runAsync(() -> {
+                    for (int k = 0; k < 16 * 8; k++) {
+                        kv.put(b("live" + k), b("v")); // so that each flush writes a table, whose fsync is held
+                        kv.put(b("key" + k), b("v"));
+                        kv.put(b("key" + k), b("w"));
+                        kv.delete(b("key" + k)); // a dead pair each
+                    }
+                });
+                try {
+                    writes.get(30, TimeUnit.SECONDS);
+                } catch (TimeoutException e) {
+                    vfs.release();
+                    throw new AssertionError("writes stalled with " + frozen(db) + " memtables frozen", e);
+                }
+                assertThat(frozen(db)).as("memtables frozen for dead pairs")
+                        .isEqualTo(WritePath.MAX_FROZEN_FOR_DEAD_ENTRIES);
+            } finally {
+                vfs.release();
+            }
+        }
+    }
+
     private static int frozen(Db db) {
         int n = 0;
         for (Tree t : db.live) {

@@ -219,7 +219,7 @@ class IndexCrashTest {
         DatabaseOptions.Builder b = DatabaseOptions.builder().vfs(vfs).durability(Durability.SYNC);
         if (tiny) {
             b.storage(KvOptions.builder().memtableBytes(8192).memoryBudget(64 * 1024).targetFileBytes(8192)
-                    .levelBaseBytes(32 * 1024).maxManifestBytes(4096).build());
+                    .levelBaseBytes(32 * 1024).maxManifestBytes(1024).build());
         }
         return b.build();
     }

@@ -16,7 +16,10 @@ import java.util.Objects;
  * @param keyPrefix               the part of a key that selects its partition and that bloom filters index
  *                                (the partition key of an item); a scan within one prefix touches one partition
  * @param memtableBytes           a partition's memtable is flushed once it holds this much
- * @param memoryBudget            when all memtables together hold more, the largest is flushed
+ * @param memoryBudget            when all memtables together hold more, the largest active one is flushed (while the
+ *                                active ones hold half of it: the frozen ones' flushes bring the rest down); logged
+ *                                writes wait while memtables hold one and a half times it, the budget's worth waiting
+ *                                for flushes
  * @param table                   SSTable settings (block size, compression, bloom filter); its key prefix is
  *                                always {@code keyPrefix}
  * @param blockCacheBytes         capacity of the block cache shared by all partitions
@@ -37,7 +40,8 @@ import java.util.Objects;
  *                                over this many dead entries, gets its partition flushed (a put and its
  *                                deletion that meet in one memtable never reach a file) and compacted, so
  *                                the backlog a queue-like range drags stays bounded however long its
- *                                history
+ *                                history; while two of the partition's frozen memtables wait for flushes that are
+ *                                merely behind, the dead pairs wait for them too
  * @param maxManifestBytes        the manifest is rewritten as a snapshot once it grows past this
  * @param keyspaceRouter          which keyspace a key belongs to ({@link KeyspaceRouter#SINGLE} by default)
  * @param maxOpenFiles            SSTables kept open (each holds a file descriptor, its index block and its

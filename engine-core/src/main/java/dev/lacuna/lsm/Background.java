@@ -147,7 +147,8 @@ final class Background {
                 // A memtable much smaller than the backlog is not where the scan met it: leave it be.
                 // Nor while flushes are behind: see WritePath.MAX_FROZEN_FOR_DEAD_ENTRIES.
                 if (db.closed || tree.activeEntries() < db.options.deadEntryTrigger() / 2
-                        || tree.immutableCount() >= WritePath.MAX_FROZEN_FOR_DEAD_ENTRIES || !tree.switchMemtable()) {
+                        || tree.immutableCount() >= WritePath.MAX_FROZEN_FOR_DEAD_ENTRIES && db.retryingError() == null
+                        || !tree.switchMemtable()) {
                     continue;
                 }
             } finally {

@@ -114,7 +114,7 @@ final class WritePath {
         }
         Db.Route[] routes = db.routes;
         int[] treeIds = treesOf(ops);
-        awaitRoom(treeIds);
+        awaitRoom(treeIds, unloggedSequence <= 0);
         byte[] record = unloggedSequence > 0 ? null
                 : BatchCodec.encode(ops.size() == logged.size() ? ops : withLogOnly(ops, logged),
                         db.options.clock().millis(), batch.flags());
@@ -458,10 +458,15 @@ final class WritePath {
         }
     }
 
-    /** Whether {@code tree}'s active memtable holds enough dead pairs to be frozen now. */
+    /**
+     * Whether {@code tree}'s active memtable holds enough dead pairs to be frozen now: not while
+     * {@link #MAX_FROZEN_FOR_DEAD_ENTRIES} frozen ones wait for flushes that are merely behind, but always while a
+     * background job is being retried (a full disk), so that the backlog a scan steps over stays bounded by the
+     * trigger and writes to the partition are refused once its frozen memtables are full, as before.
+     */
     private boolean deadPairsCallForSwitch(Tree tree) {
         return tree.activeDeadPairs() >= db.options.deadEntryTrigger()
-                && tree.immutableCount() < MAX_FROZEN_FOR_DEAD_ENTRIES;
+                && (tree.immutableCount() < MAX_FROZEN_FOR_DEAD_ENTRIES || db.retryingError() != null);
     }
 
     /**
@@ -509,11 +514,14 @@ final class WritePath {
     }
 
     /**
-     * Waits while a partition this write touches has too many frozen memtables or level-0 files: its
-     * flushes or compactions are behind, and letting writes run ahead would grow memory or read cost
-     * without bound. The wait ends when background work catches up (it signals {@link Db#progress}).
+     * Waits while a partition this write touches has too many frozen memtables or level-0 files, or (a logged write)
+     * while the memtables waiting for their flush hold the memory budget and memory is at one and a half times it
+     * ({@link #overMemory}): flushes or compactions are behind, and letting writes run ahead would grow memory or
+     * read cost without bound. The wait ends when background work catches up (it signals {@link Db#progress}).
+     * Unlogged writes (an index's updater) do not wait for memory: their volume follows the logged writes', and an
+     * index's flush may wait for its updater.
      */
-    private void awaitRoom(int[] treeIds) {
+    private void awaitRoom(int[] treeIds, boolean logged) {
         long start = 0;
         WriteStallEvent event = null;
         try {
@@ -524,16 +532,16 @@ final class WritePath {
                     // lock and refuses the write as one to a keyspace that does not exist.
                     continue;
                 }
-                while (isFull(tree)) {
+                String full;
+                while ((full = fullness(tree, logged)) != null) {
                     if (start == 0) {
                         // The stall path only: a write with room passes through none of this.
                         start = System.nanoTime();
-                        String cause = fullCause(tree);
-                        db.stallStarted(tree.id, cause);
+                        db.stallStarted(tree.id, fullCause(tree, full));
                         event = db.events.begin(db.stallEvents, WriteStallEvent::new);
                         if (event != null) {
                             event.partition = tree.id;
-                            event.cause = tree.immutableCount() >= MAX_IMMUTABLES ? "MEMTABLES" : "LEVEL0_FILES";
+                            event.cause = full;
                         }
                     }
                     db.checkWritable();
@@ -541,7 +549,7 @@ final class WritePath {
                     background.scheduleFlush(tree);
                     background.scheduleCompaction(tree);
                     synchronized (db.progress) {
-                        if (isFull(tree) && db.backgroundError() == null && db.retryingError() == null
+                        if (fullness(tree, logged) != null && db.backgroundError() == null && db.retryingError() == null
                                 && !db.closed) {
                             db.progress.wait(100); // re-check periodically as well as on each signal
                         }
@@ -560,13 +568,37 @@ final class WritePath {
         }
     }
 
-    /** Why {@code tree} is full, for the stall's log line and event. */
-    private String fullCause(Tree tree) {
-        int frozen = tree.immutableCount();
-        if (frozen >= MAX_IMMUTABLES) {
-            return "too many frozen memtables (" + frozen + ") waiting to be flushed";
+    /** What {@link #fullness} found, in words, for the stall's log line. */
+    private String fullCause(Tree tree, String full) {
+        if (full.equals("MEMTABLES")) {
+            return "too many frozen memtables (" + tree.immutableCount() + ") waiting to be flushed";
         }
-        return "too many level-0 tables (" + db.versions.l0Files(tree.id) + ") waiting to be compacted";
+        if (full.equals("LEVEL0_FILES")) {
+            return "too many level-0 tables (" + db.versions.l0Files(tree.id) + ") waiting to be compacted";
+        }
+        return "memtables hold " + db.memoryUsed.get() + " bytes, over the memory budget of "
+                + db.options.memoryBudget() + ", most of it waiting to be flushed";
+    }
+
+    /**
+     * Whether memory must come down before another logged write: at one and a half times the budget, with the frozen
+     * memtables (their flushes pending) holding the budget's worth. The budget freezes the largest active memtable
+     * only while the active ones hold half of it ({@link #largestToSwitch}), so without this wait a writer moving from
+     * partition to partition while flushes lag (or fail) would fill every partition's memtables; with less frozen,
+     * the next write over the budget freezes one instead, and waiting could never end. RocksDB's write buffer
+     * manager stalls writes alike.
+     */
+    private boolean overMemory() {
+        long used = db.memoryUsed.get();
+        long budget = db.options.memoryBudget();
+        if (used < budget + budget / 2) {
+            return false;
+        }
+        long active = 0;
+        for (Tree t : db.live) {
+            active += t.activeBytes();
+        }
+        return used - active >= budget;
     }
 
     /**
@@ -577,10 +609,18 @@ final class WritePath {
         db.checkNotRetrying("writes to partition " + tree.id + ", whose flushes or compactions are behind,");
     }
 
-    private boolean isFull(Tree tree) {
+    /**
+     * Why a write to {@code tree} must wait, as the stall event's cause: {@code MEMTABLES} (its flushes behind),
+     * {@code LEVEL0_FILES} (its compactions behind), {@code MEMORY} (flushes behind across the store, a logged write
+     * only); null if it need not.
+     */
+    private String fullness(Tree tree, boolean logged) {
         if (tree.immutableCount() >= MAX_IMMUTABLES) {
-            return true;
+            return "MEMTABLES";
         }
-        return db.versions.l0Files(tree.id) >= db.options.l0StopWritesTrigger();
+        if (db.versions.l0Files(tree.id) >= db.options.l0StopWritesTrigger()) {
+            return "LEVEL0_FILES";
+        }
+        return logged && overMemory() ? "MEMORY" : null;
     }
 }

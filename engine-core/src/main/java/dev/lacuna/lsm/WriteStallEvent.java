@@ -21,6 +21,7 @@ final class WriteStallEvent extends Event {
     int partition;
 
     @Label("Cause")
-    @Description("MEMTABLES (flushes behind) or LEVEL0_FILES (compactions behind)")
+    @Description("MEMTABLES (flushes behind), LEVEL0_FILES (compactions behind) or MEMORY (the store's memtables over"
+            + " one and a half times the memory budget, flushes behind)")
     String cause;
 }

@@ -152,7 +152,7 @@ class SignalsTest {
         });
         List<RecordedEvent> stalls = named(events, "dev.lacuna.WriteStall");
         assertThat(stalls).isNotEmpty().allSatisfy(e -> {
-            assertThat(e.getString("cause")).isIn("MEMTABLES", "LEVEL0_FILES");
+            assertThat(e.getString("cause")).isIn("MEMTABLES", "LEVEL0_FILES", "MEMORY");
             assertThat(e.getDuration().toNanos()).isPositive();
         });
     }

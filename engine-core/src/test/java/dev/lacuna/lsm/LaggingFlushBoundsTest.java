@@ -42,7 +42,7 @@ class LaggingFlushBoundsTest {
         KvOptions options = KvOptions.builder().vfs(vfs).partitions(PARTITIONS).memtableBytes(MEMTABLE)
                 .memoryBudget(BUDGET).maxTotalLogSize(1L << 30).durability(Durability.NONE).retry(FAST).build();
         try (LsmStore kv = LsmStore.open(Path.of("/db"), options)) {
-            Db db = (Db) dbOf(kv);
+            Db db = LsmInternals.db(kv);
             List<List<byte[]>> keys = keysByPartition(db, 6 * MEMTABLE / 1000);
             vfs.failCreates(".sst");
             long max = 0;
@@ -124,12 +124,6 @@ class LaggingFlushBoundsTest {
             }
         }
         return out;
-    }
-
-    private static Object dbOf(LsmStore kv) throws ReflectiveOperationException {
-        java.lang.reflect.Field f = LsmStore.class.getDeclaredField("db");
-        f.setAccessible(true);
-        return f.get(kv);
     }
 
     private static byte[] b(String s) {

@@ -42,7 +42,7 @@ class MemoryBudgetSwitchTest {
         while (kv.stats().memtableBytes() <= BUDGET) {
             kv.put(b("key" + i++), new byte[1000]);
         }
-        Db db = (Db) dbOf(kv);
+        Db db = LsmInternals.db(kv);
         int first = i;
         CompletableFuture<Void> writes = CompletableFuture.runAsync(() -> {
             for (int k = first; k < first + 50; k++) {
@@ -53,11 +53,11 @@ class MemoryBudgetSwitchTest {
             writes.get(30, TimeUnit.SECONDS);
         } catch (TimeoutException e) {
             vfs.release();
-            throw new AssertionError("writes stalled with " + frozen(db) + " memtables frozen", e);
+            throw new AssertionError("writes stalled with " + LsmInternals.frozenMemtables(db) + " memtables frozen", e);
         }
         // Four partitions' memtables of ~64 KB each: freezing three brings the active ones under half the budget,
         // and the flushes of those three then bring memory under it. No more may be frozen.
-        assertThat(frozen(db)).as("memtables frozen while the first flushes run").isBetween(1, 3);
+        assertThat(LsmInternals.frozenMemtables(db)).as("memtables frozen while the first flushes run").isBetween(1, 3);
     }
 
     /**
@@ -72,7 +72,7 @@ class MemoryBudgetSwitchTest {
         KvOptions options = KvOptions.builder().vfs(vfs).partitions(1).deadEntryTrigger(16)
                 .durability(Durability.NONE).build();
         try (LsmStore kv = LsmStore.open(Path.of("/db"), options)) {
-            Db db = (Db) dbOf(kv);
+            Db db = LsmInternals.db(kv);
             vfs.hold(); // no flush ends from here on
             try {
                 CompletableFuture<Void> writes = CompletableFuture.runAsync(() -> {
@@ -87,28 +87,14 @@ class MemoryBudgetSwitchTest {
                     writes.get(30, TimeUnit.SECONDS);
                 } catch (TimeoutException e) {
                     vfs.release();
-                    throw new AssertionError("writes stalled with " + frozen(db) + " memtables frozen", e);
+                    throw new AssertionError("writes stalled with " + LsmInternals.frozenMemtables(db) + " memtables frozen", e);
                 }
-                assertThat(frozen(db)).as("memtables frozen for dead pairs")
+                assertThat(LsmInternals.frozenMemtables(db)).as("memtables frozen for dead pairs")
                         .isEqualTo(WritePath.MAX_FROZEN_FOR_DEAD_ENTRIES);
             } finally {
                 vfs.release();
             }
         }
-    }
-
-    private static int frozen(Db db) {
-        int n = 0;
-        for (Tree t : db.live) {
-            n += t.immutableCount();
-        }
-        return n;
-    }
-
-    private static Object dbOf(LsmStore kv) throws ReflectiveOperationException {
-        java.lang.reflect.Field f = LsmStore.class.getDeclaredField("db");
-        f.setAccessible(true);
-        return f.get(kv);
     }
 
     private static byte[] b(String s) {

@@ -3,13 +3,10 @@ package dev.lacuna.lsm;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.lacuna.kv.KvOptions;
-import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -36,7 +33,8 @@ class OutOfMemoryAtCommitTest {
         int outOfMemory = 0;
         for (int percent : PERCENTS) {
             Path dir = tmp.resolve(mode + percent);
-            List<String> lines = runChild(dir, mode, percent);
+            List<String> lines = ChildJvm.run("-Xmx128m", OutOfMemoryAtCommitChild.class, dir.toString(), mode,
+                    Integer.toString(percent));
             boolean acknowledged = lines.contains("told acknowledged");
             if (!acknowledged) {
                 assertThat(lines).as("the child's report").anyMatch(l -> l.startsWith("told OutOfMemoryError"));
@@ -51,32 +49,15 @@ class OutOfMemoryAtCommitTest {
                         + (kv.get(b("gone")) == null);
             }
             if (!before.equals("before " + expected) || !after.equals(expected)) {
-                failures.add(percent + "% " + lines.get(0) + ": " + before + ", after a reopen " + after);
+                failures.add(percent + "% " + told(lines) + ": " + before + ", after a reopen " + after);
             }
         }
         assertThat(outOfMemory).as("writes that ran the heap out (else this tests nothing)").isPositive();
         assertThat(failures).as("writes whose outcome differs from what the caller was told").isEmpty();
     }
 
-    private static List<String> runChild(Path dir, String mode, int percent) throws IOException, InterruptedException {
-        Path out = Files.createTempFile("oom-child", ".out");
-        try {
-            Process child = new ProcessBuilder(List.of(
-                    Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx128m", "-XX:+UseG1GC",
-                    "-cp", System.getProperty("java.class.path"), OutOfMemoryAtCommitChild.class.getName(),
-                    dir.toString(), mode, Integer.toString(percent)))
-                    .redirectErrorStream(false).redirectOutput(out.toFile())
-                    .redirectError(ProcessBuilder.Redirect.DISCARD).start();
-            if (!child.waitFor(120, TimeUnit.SECONDS)) {
-                child.destroyForcibly();
-                throw new AssertionError("the child did not end within 120 s");
-            }
-            List<String> lines = Files.readAllLines(out, StandardCharsets.UTF_8);
-            assertThat(child.exitValue()).as("the child's exit, reporting %s", lines).isZero();
-            return lines;
-        } finally {
-            Files.deleteIfExists(out);
-        }
+    private static String told(List<String> lines) {
+        return lines.stream().filter(l -> l.startsWith("told ")).findFirst().orElse("told ?");
     }
 
     private static byte[] b(String s) {

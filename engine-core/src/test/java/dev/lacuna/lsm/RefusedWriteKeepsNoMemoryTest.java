@@ -9,7 +9,6 @@ import dev.lacuna.storage.Durability;
 import dev.lacuna.vfs.FaultyVfs;
 import dev.lacuna.vfs.MemVfs;
 import dev.lacuna.vfs.Vfs;
-import java.lang.reflect.Field;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
@@ -27,11 +26,11 @@ class RefusedWriteKeepsNoMemoryTest {
     void shouldKeepNoArenaBytesForABatchTheLogRefusedAsTooLarge() {
         try (LsmStore kv = LsmStore.open(DIR, options(new MemVfs()))) {
             kv.put(b("x"), b("1"));
-            Db db = (Db) field(kv, "db");
+            Db db = LsmInternals.db(kv);
             byte[] value = new byte[45 << 20]; // three times in one batch: a record over the log's 128 MiB
             WriteBatch batch = new WriteBatch().put(b("a"), value).put(b("b"), value).put(b("c"), value);
             Memtable mem = db.trees[db.treeOf(b("a"))].mem();
-            long arenaBefore = arenaBytes(mem);
+            long arenaBefore = LsmInternals.arenaBytes(mem);
             long countedBefore = mem.bytes();
             for (int attempt = 0; attempt < 2; attempt++) {
                 assertThatThrownBy(() -> kv.write(batch, Durability.SYNC))
@@ -39,7 +38,7 @@ class RefusedWriteKeepsNoMemoryTest {
             }
             assertThat(db.trees[db.treeOf(b("a"))].mem()).as("still the same active memtable").isSameAs(mem);
             assertThat(mem.bytes()).as("bytes the memtable counts").isEqualTo(countedBefore);
-            assertThat(arenaBytes(mem) - arenaBefore).as("arena bytes kept for two refused writes")
+            assertThat(LsmInternals.arenaBytes(mem) - arenaBefore).as("arena bytes kept for two refused writes")
                     .isLessThan(value.length);
         }
     }
@@ -50,9 +49,9 @@ class RefusedWriteKeepsNoMemoryTest {
         FaultyVfs vfs = new FaultyVfs(disk);
         try (LsmStore kv = LsmStore.open(DIR, options(vfs))) {
             kv.put(b("x"), b("1"));
-            Db db = (Db) field(kv, "db");
+            Db db = LsmInternals.db(kv);
             Memtable mem = db.trees[db.treeOf(b("a"))].mem();
-            long arenaBefore = arenaBytes(mem);
+            long arenaBefore = LsmInternals.arenaBytes(mem);
             byte[] value = new byte[1 << 20];
             vfs.diskFullAfter(0);
             for (int attempt = 0; attempt < 20; attempt++) {
@@ -67,22 +66,8 @@ class RefusedWriteKeepsNoMemoryTest {
             kv.put(b("y"), b("1")); // the log recovers: the store goes on
             assertThat(kv.get(b("a"))).isNull();
             assertThat(db.trees[db.treeOf(b("a"))].mem()).as("still the same active memtable").isSameAs(mem);
-            assertThat(arenaBytes(mem) - arenaBefore).as("arena bytes kept for 20 failed writes of 1 MiB")
+            assertThat(LsmInternals.arenaBytes(mem) - arenaBefore).as("arena bytes kept for 20 failed writes of 1 MiB")
                     .isLessThan(2L * value.length);
-        }
-    }
-
-    private static long arenaBytes(Memtable mem) {
-        return ((ArenaSkipList) field(mem, "entries")).chunkBytes();
-    }
-
-    private static Object field(Object o, String name) {
-        try {
-            Field f = o.getClass().getDeclaredField(name);
-            f.setAccessible(true);
-            return f.get(o);
-        } catch (ReflectiveOperationException e) {
-            throw new AssertionError(e);
         }
     }
 

@@ -2,7 +2,7 @@ package dev.lacuna.lsm;
 
 import java.lang.reflect.Field;
 
-/** What tests of the write path read of a store's internals. */
+/** What tests read of a store's internals. */
 final class LsmInternals {
     private LsmInternals() {
     }
@@ -26,13 +26,14 @@ final class LsmInternals {
         return ((ArenaSkipList) field(mem, "entries")).chunkBytes();
     }
 
-    private static Object field(Object owner, String name) {
+    /** The value of {@code owner}'s field {@code name}, whatever its access. */
+    static Object field(Object owner, String name) {
         try {
             Field f = owner.getClass().getDeclaredField(name);
             f.setAccessible(true);
             return f.get(owner);
         } catch (ReflectiveOperationException e) {
-            throw new AssertionError(e);
+            throw new AssertionError("no field " + name + " in " + owner.getClass(), e);
         }
     }
 }

@@ -4,7 +4,6 @@ import dev.lacuna.Database;
 import dev.lacuna.base.InternalIterator;
 import dev.lacuna.base.InternalKey;
 import dev.lacuna.manifest.FileMeta;
-import java.lang.reflect.Field;
 import java.time.Duration;
 import java.util.function.Predicate;
 
@@ -24,13 +23,13 @@ final class RawEntries {
     }
 
     static RawEntries of(LsmStore kv) {
-        return new RawEntries((Db) field(kv, "db"));
+        return new RawEntries(LsmInternals.db(kv));
     }
 
     /** The store behind a database (the item engine keeps it private: no accessor exists for tests). */
     static RawEntries of(Database database) {
-        Object engine = field(database, "engine");
-        return of((LsmStore) field(engine, "kv"));
+        Object engine = LsmInternals.field(database, "engine");
+        return of((LsmStore) LsmInternals.field(engine, "kv"));
     }
 
     /** Internal entries, in all sources, whose user key satisfies {@code userKey}. */
@@ -116,16 +115,6 @@ final class RawEntries {
                 t.releaseFlushSlot();
                 t.endCompaction();
             }
-        }
-    }
-
-    private static Object field(Object owner, String name) {
-        try {
-            Field f = owner.getClass().getDeclaredField(name);
-            f.setAccessible(true);
-            return f.get(owner);
-        } catch (ReflectiveOperationException e) {
-            throw new AssertionError("no field " + name + " in " + owner.getClass(), e);
         }
     }
 }

@@ -8,7 +8,6 @@ import dev.lacuna.kv.KvOptions;
 import dev.lacuna.kv.WriteBatch;
 import dev.lacuna.storage.Durability;
 import dev.lacuna.vfs.MemVfs;
-import java.lang.reflect.Field;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
@@ -192,7 +191,7 @@ class UnloggedApplyLockTest {
         }
 
         InFlight(LsmStore kv, byte[] key, byte[] value, Durability durability) {
-            this.db = (Db) field(kv, "db");
+            this.db = LsmInternals.db(kv);
             this.key = key;
             this.value = value;
             this.tree = db.treeOf(key);
@@ -243,16 +242,6 @@ class UnloggedApplyLockTest {
             assertThat(System.nanoTime()).as("never waited").isLessThan(deadline);
             Thread.onSpinWait();
             Thread.yield();
-        }
-    }
-
-    private static Object field(Object owner, String name) {
-        try {
-            Field f = owner.getClass().getDeclaredField(name);
-            f.setAccessible(true);
-            return f.get(owner);
-        } catch (ReflectiveOperationException e) {
-            throw new AssertionError("no field " + name + " in " + owner.getClass(), e);
         }
     }
 }

@@ -232,6 +232,7 @@ final class WritePath {
         Memtable[] mems = new Memtable[treeIds.length];
         Memtable.Placed[] placed;
         InsertOrder.Ticket ticket = new InsertOrder.Ticket();
+        Memtable.Scratch scratch = new Memtable.Scratch(); // here: nothing may fail between reserve and write
         long lsn;
         ReservedRecord reserved;
         db.commitLock.lockForAppend();
@@ -263,7 +264,6 @@ final class WritePath {
         } finally {
             db.commitLock.unlock();
         }
-        Memtable.Scratch scratch = new Memtable.Scratch();
         // Written outside the lock, so that the next writer reserves its record meanwhile and joins the next
         // grouped write. If the write fails, the log has cut this record and every one reserved after it (their
         // LSNs are handed out again): none of them may reach a memtable, nor be published.

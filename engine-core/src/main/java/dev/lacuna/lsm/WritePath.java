@@ -270,8 +270,8 @@ final class WritePath {
         try {
             db.wal.write(reserved);
         } catch (RuntimeException | Error e) {
-            unplace(placed, treeIds, placed.length); // before the abandon: until then no memtable is switched
-            db.inserts.abandon(ticket);
+            db.inserts.abandon(ticket); // first: a holder of the lock may be draining, waiting for it
+            unplaceIfActive(placed, treeIds, mems);
             throw e;
         }
         long added = 0;
@@ -319,6 +319,27 @@ final class WritePath {
         }
         if (kept > 0) {
             db.memoryUsed.addAndGet(kept);
+        }
+    }
+
+    /**
+     * Unplaces a failed grouped write's entries from the memtables that are still active: the next writer handed its
+     * LSN drops its ticket (InsertOrder.begin), so a memtable may have been switched since. Under the commit lock.
+     */
+    private void unplaceIfActive(Memtable.Placed[] placed, int[] treeIds, Memtable[] mems) {
+        db.commitLock.lockForAppend();
+        try {
+            long kept = 0;
+            for (int i = placed.length - 1; i >= 0; i--) {
+                if (db.trees[treeIds[i]] != null && db.trees[treeIds[i]].mem() == mems[i]) {
+                    kept += mems[i].unplace(placed[i]);
+                }
+            }
+            if (kept > 0) {
+                db.memoryUsed.addAndGet(kept);
+            }
+        } finally {
+            db.commitLock.unlock();
         }
     }
 

@@ -43,7 +43,7 @@ import org.HdrHistogram.Histogram;
  * noise: the write's acknowledgement time itself, and how late the watcher first looked at a sample.
  *
  * <p>Run: {@code java -cp benchmarks/target/benchmarks.jar dev.lacuna.bench.IndexLagProfile 50 20 5 mem wait}
- * (load percent, seconds, slow threshold ms, {@code mem} or {@code disk} as IndexLagBenchmark's {@code store},
+ * (load percent, seconds, slow threshold ms, {@code mem}, {@code disk} or {@code diskNone} as IndexLagBenchmark's {@code store},
  * {@code wait} for its watcher or {@code spin} for the one it had before: spinning for new writes and yielding
  * between looks at the index).
  */
@@ -55,11 +55,14 @@ public final class IndexLagProfile {
         int load = args.length > 0 ? Integer.parseInt(args[0]) : 50;
         int seconds = args.length > 1 ? Integer.parseInt(args[1]) : 20;
         long slowNanos = TimeUnit.MILLISECONDS.toNanos(args.length > 2 ? Long.parseLong(args[2]) : 5);
-        boolean disk = args.length > 3 && args[3].equals("disk");
+        String store = args.length > 3 ? args[3] : "mem";
         Path dir = Files.createTempDirectory("index-lag-profile");
-        DatabaseOptions options = disk ? DatabaseOptions.builder().durability(Durability.SYNC).build()
-                : DatabaseOptions.builder().vfs(new MemVfs()).durability(Durability.NONE).build();
-        System.out.println(disk ? "real disk, SYNC" : "MemVfs, NONE (as IndexLagBenchmark)");
+        DatabaseOptions options = switch (store) {
+            case "disk" -> DatabaseOptions.builder().durability(Durability.SYNC).build();
+            case "diskNone" -> DatabaseOptions.builder().durability(Durability.NONE).build();
+            default -> DatabaseOptions.builder().vfs(new MemVfs()).durability(Durability.NONE).build();
+        };
+        System.out.println("store " + store + " (as IndexLagBenchmark's)");
         try (Database db = Database.open(dir, options)) {
             db.createTable(TableSpec.builder("Tickets").partitionKey("pk", AttributeValue.Type.S)
                     .index(IndexSpec.global("GSI1", KeyAttribute.s("GSI1PK"), KeyAttribute.s("GSI1SK"))).build());
@@ -68,18 +71,23 @@ public final class IndexLagProfile {
             Runnable write = () -> {
                 long i = counter[0]++;
                 table.putItem(Item.builder().s("pk", "TICKET#" + (i % 10_000)).s("GSI1PK", "QUEUE#" + (i % 16))
-                        .s("GSI1SK", String.format(Locale.ROOT, "%012d", i)).build());
+                        .s("GSI1SK", IndexLagBenchmark.sortKey(i)).build());
             };
-            long start = System.nanoTime();
-            long n = 0;
-            while (System.nanoTime() - start < 5_000_000_000L) {
-                write.run();
-                n++;
+            // As IndexLagBenchmark: the maximum is measured after as long again at full speed (the JIT's warm-up).
+            double maxRate = 0;
+            for (int round = 0; round < 2; round++) {
+                long start = System.nanoTime();
+                long n = 0;
+                while (System.nanoTime() - start < 5_000_000_000L) {
+                    write.run();
+                    n++;
+                }
+                maxRate = n / ((System.nanoTime() - start) / 1e9);
             }
-            double maxRate = n / ((System.nanoTime() - start) / 1e9);
             System.out.printf(Locale.ROOT, "maximum write rate: %.0f writes/s%n", maxRate);
 
-            Recording rec = new Recording(Configuration.getConfiguration("profile"));
+            // "default", not "profile": the profile's allocation sampling halved the rate the engine kept up with.
+            Recording rec = new Recording(Configuration.getConfiguration("default"));
             for (String e : List.of("dev.lacuna.Flush", "dev.lacuna.Compaction", "dev.lacuna.LogSync",
                     "dev.lacuna.IndexApply", "dev.lacuna.WriteStall", "jdk.FileForce", "jdk.GCPhasePause",
                     "jdk.SafepointBegin", "jdk.JavaMonitorWait", "jdk.JavaMonitorEnter", "jdk.ThreadPark",
@@ -137,6 +145,8 @@ public final class IndexLagProfile {
             }, "lag-watcher");
             watcher.start();
             Map<String, long[]> switchesBefore = contextSwitches();
+            Map<String, Long> cpuBefore = cpuTicks();
+            long cpuFrom = System.nanoTime();
             long interval = (long) (1e9 / (maxRate * load / 100.0));
             long t0 = System.nanoTime();
             for (int i = 0; i < writes; i++) {
@@ -158,6 +168,8 @@ public final class IndexLagProfile {
             }
             watcher.join();
             Map<String, long[]> switchesAfter = contextSwitches();
+            Map<String, Long> cpuAfter = cpuTicks();
+            double cpuSeconds = (System.nanoTime() - cpuFrom) / 1e9;
             rec.stop();
             Path jfr = dir.resolveSibling(dir.getFileName() + ".jfr");
             rec.dump(jfr);
@@ -189,6 +201,17 @@ public final class IndexLagProfile {
                 System.out.printf(Locale.ROOT, "  context switches per write, %-16s voluntary %.2f, involuntary %.2f%n",
                         thread, (after[0] - before[0]) / (double) writes, (after[1] - before[1]) / (double) writes);
             });
+            // Processor time per thread (group) while paced: on 2 cores, a sum near 200 % leaves nothing to spare.
+            double total = 0;
+            StringBuilder line = new StringBuilder();
+            for (Map.Entry<String, Long> e : cpuAfter.entrySet()) {
+                double percent = (e.getValue() - cpuBefore.getOrDefault(e.getKey(), 0L)) / cpuSeconds;
+                total += percent;
+                if (percent >= 0.5) {
+                    line.append(String.format(Locale.ROOT, " %s %.0f %%,", e.getKey(), percent));
+                }
+            }
+            System.out.printf(Locale.ROOT, "  processor while paced: %.0f %% in all;%s%n", total, line);
             attribute(jfr, slow, slowNanos);
         } finally {
             try (java.util.stream.Stream<Path> files = Files.walk(dir)) { // the recording beside it stays
@@ -231,6 +254,36 @@ public final class IndexLagProfile {
                     long[] sum = out.computeIfAbsent(name.equals("java") ? "writer (main)" : name, k -> new long[2]);
                     sum[0] += voluntary;
                     sum[1] += involuntary;
+                }
+            }
+        } catch (java.io.IOException e) {
+            return out;
+        }
+        return out;
+    }
+
+    /**
+     * Processor time so far (user and system, in Linux clock ticks of 10 ms, so 1 tick = 1 % of a second) of every
+     * thread of this JVM, by name with its digits dropped (the GC's, the background threads' groups); empty off Linux.
+     */
+    private static Map<String, Long> cpuTicks() {
+        Map<String, Long> out = new TreeMap<>();
+        Path tasks = Path.of("/proc/self/task");
+        if (!Files.isDirectory(tasks)) {
+            return out;
+        }
+        try (java.util.stream.Stream<Path> list = Files.list(tasks)) {
+            for (Path task : list.toList()) {
+                try {
+                    String stat = Files.readString(task.resolve("stat"));
+                    int open = stat.indexOf('(');
+                    int close = stat.lastIndexOf(')');
+                    String name = stat.substring(open + 1, close).replaceAll("[0-9]", "");
+                    String[] fields = stat.substring(close + 2).split(" ");
+                    long ticks = Long.parseLong(fields[11]) + Long.parseLong(fields[12]); // utime, stime
+                    out.merge(name.equals("java") ? "writer (main)" : name, ticks, Long::sum);
+                } catch (java.io.IOException | RuntimeException e) {
+                    continue; // the thread ended meanwhile
                 }
             }
         } catch (java.io.IOException e) {

@@ -144,13 +144,21 @@ final class Background {
             scheduleCompaction(tree);
             db.commitLock.lock();
             try {
-                // A memtable much smaller than the backlog is not where the scan met it: leave it be.
-                // Nor while flushes are behind: see WritePath.MAX_FROZEN_FOR_DEAD_ENTRIES.
-                if (db.closed || tree.activeEntries() < db.options.deadEntryTrigger() / 2
-                        || tree.immutableCount() >= WritePath.MAX_FROZEN_FOR_DEAD_ENTRIES && db.retryingError() == null
-                        || !tree.switchMemtable()) {
+                // A memtable with far fewer deletions than the backlog is not where the scan met it (the live keys
+                // carried into it by the last such freeze are not): leave it be. Nor while flushes are behind: see
+                // WritePath.MAX_FROZEN_FOR_DEAD_ENTRIES.
+                if (db.closed || tree.activeDeletions() < db.options.deadEntryTrigger() / 4
+                        || tree.immutableCount() >= WritePath.MAX_FROZEN_FOR_DEAD_ENTRIES && db.retryingError() == null) {
                     continue;
                 }
+                // Its live keys stay in memory: frozen whole, a queue's open entries went into a file and came back
+                // as dead entries under the next scan, which froze the next memtable (see Memtable#carryLive).
+                long carried = tree.switchMemtableCarryingLive(WritePath.MAX_CARRY_FOR_DEAD_ENTRIES,
+                        FlushReason.SCAN_DEAD_ENTRIES);
+                if (carried < 0) {
+                    continue;
+                }
+                db.memoryUsed.addAndGet(carried); // the frozen memtable gives its own back once flushed
             } finally {
                 db.commitLock.unlock();
             }
@@ -296,6 +304,8 @@ final class Background {
             e.entries = imm.size();
             e.bytes = out.bytesWritten();
             e.files = files.size();
+            FlushReason reason = imm.frozenFor();
+            e.reason = reason == null ? "" : reason.name();
         });
         db.droppedEntries.add(dropped);
         db.droppedDeletions.add(droppedDeletions);

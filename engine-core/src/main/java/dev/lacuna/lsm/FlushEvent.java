@@ -35,4 +35,8 @@ final class FlushEvent extends Event {
     @Label("Files")
     @Description("Tables written")
     int files;
+
+    @Label("Reason")
+    @Description("Why the memtable was frozen (MEMTABLE_FULL, DEAD_PAIRS, MEMORY_BUDGET, LOG_SIZE, KEYSPACE_FLUSH, ...)")
+    String reason;
 }

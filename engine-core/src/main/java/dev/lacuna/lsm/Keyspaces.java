@@ -115,7 +115,7 @@ final class Keyspaces {
                 for (int t = route.firstTree(); t < route.firstTree() + route.partitions(); t++) {
                     Tree tree = db.trees[t];
                     tree.dropped = true;
-                    tree.switchMemtable();
+                    tree.switchMemtable(FlushReason.KEYSPACE_DROPPED);
                     dropping.add(tree);
                 }
             }
@@ -226,7 +226,7 @@ final class Keyspaces {
             }
             for (int t = route.firstTree(); t < route.firstTree() + route.partitions(); t++) {
                 if (keepAbove == Long.MAX_VALUE) {
-                    db.trees[t].switchMemtable();
+                    db.trees[t].switchMemtable(FlushReason.KEYSPACE_FLUSH);
                 } else {
                     long carried = db.trees[t].switchMemtableKeeping(keepAbove, MAX_CARRY_SCAN);
                     if (carried > 0) {

@@ -126,7 +126,7 @@ public final class LsmStore implements AutoCloseable {
         db.commitLock.lock();
         try {
             for (Tree tree : db.live) {
-                if (tree.activeBytes() >= db.options.memtableBytes() && tree.switchMemtable()) {
+                if (tree.activeBytes() >= db.options.memtableBytes() && tree.switchMemtable(FlushReason.OPEN)) {
                     background.scheduleFlush(tree);
                 }
             }
@@ -480,7 +480,7 @@ public final class LsmStore implements AutoCloseable {
         db.commitLock.lock();
         try {
             for (Tree tree : db.live) {
-                switched |= tree.switchMemtable();
+                switched |= tree.switchMemtable(FlushReason.EXPLICIT);
             }
         } finally {
             db.commitLock.unlock();

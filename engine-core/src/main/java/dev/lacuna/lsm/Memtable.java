@@ -48,6 +48,7 @@ final class Memtable {
     private volatile long minSequence = Long.MAX_VALUE;
     private volatile long maxSequence;
     private volatile boolean frozen;
+    private volatile FlushReason frozenFor;
     private int deadPairs; // deletions that found a put of their key in this memtable; under the commit lock
     // Entries and deletions added, for size estimates (the skip list's size() walks it); entries counted
     // atomically (concurrent puts), deletions under the commit lock; read by anyone. Like bytes, never reduced by a purge, which removes a put with its deletion.
@@ -73,6 +74,13 @@ final class Memtable {
      * copied whole into the next memtable, and its flush leaves them out. -1: none.
      */
     private volatile long carryAbove = -1;
+    /**
+     * Set on a memtable frozen by {@link #carryLive}: the keys whose newest version here is a put were copied whole
+     * into the next memtable, and its flush leaves them out.
+     */
+    private volatile boolean carryLive;
+    /** With {@link #carryLive}: the lowest sequence of the versions carried (its flush settles the log below it). */
+    private volatile long lowestCarried = Long.MAX_VALUE;
     /**
      * The frozen memtable this one took keys from ({@link #carryNewerThan}) while it is still read: until it
      * leaves the tree no pair is purged here, or a reader would find the carried put in it alone.
@@ -338,6 +346,30 @@ final class Memtable {
      * frozen; walks it whole.
      */
     Memtable carryNewerThan(long keepAbove) {
+        Memtable young = carry(newest -> InternalKey.sequence(newest) > keepAbove);
+        carryAbove = keepAbove;
+        return young;
+    }
+
+    /**
+     * Copies into a new memtable every key whose newest version here is a put (all its versions, and the dead pairs
+     * among them) and marks this memtable so that its flush leaves those keys out: it writes the deletions only,
+     * dropping the puts they annihilate here. For a freeze called by dead entries ({@link FlushReason#DEAD_PAIRS},
+     * {@link FlushReason#SCAN_DEAD_ENTRIES}): frozen whole, a queue's memtable pushed its open entries into a file,
+     * where each one's deletion a moment later left a tombstone over a put at the queue's head, so that the next
+     * scan met dead entries again and froze the next memtable: under IndexLagBenchmark's moving queue, a scan-
+     * triggered flush every ~0.3 s once it began, and each read of the head stepping over ~500 dead entries.
+     * Called under the commit lock, just before this memtable is frozen; walks it whole.
+     */
+    Memtable carryLive() {
+        Memtable young = carry(newest -> !InternalKey.isDeletion(newest));
+        lowestCarried = young.minSequence(); // MAX_VALUE if nothing was carried
+        carryLive = true;
+        return young;
+    }
+
+    /** The new memtable of {@link #carryNewerThan} and {@link #carryLive}: the keys whose newest version passes. */
+    private Memtable carry(java.util.function.Predicate<byte[]> byNewest) {
         Memtable young = new Memtable();
         java.util.List<byte[]> keys = new java.util.ArrayList<>();
         java.util.List<byte[]> values = new java.util.ArrayList<>();
@@ -347,7 +379,7 @@ final class Memtable {
             byte[] ik = entries.key(node);
             if (user == null || InternalKey.compareUserKey(ik, user) != 0) {
                 user = InternalKey.userKey(ik);
-                carrying = InternalKey.sequence(ik) > keepAbove; // the newest version comes first
+                carrying = byNewest.test(ik); // the newest version comes first
             }
             if (carrying) {
                 keys.add(ik);
@@ -365,12 +397,14 @@ final class Memtable {
             }
             young.carriedFrom = this;
         }
-        carryAbove = keepAbove;
         return young;
     }
 
     /** Whether {@code internalKey}, this memtable's newest version of its key, was carried into the next one. */
     boolean carried(byte[] internalKey) {
+        if (carryLive) {
+            return !InternalKey.isDeletion(internalKey);
+        }
         long above = carryAbove;
         return above >= 0 && InternalKey.sequence(internalKey) > above;
     }
@@ -390,18 +424,22 @@ final class Memtable {
 
     /** The LSN a flush of this memtable writes everything up to (for the manifest's record of it). */
     long flushedUpTo() {
+        if (carryLive) {
+            // The carried versions are in no file: a reopen must replay them (and replays the deletions written
+            // above them again, as the same entries at the same sequences).
+            return Math.min(lowestCarried - 1, maxSequence);
+        }
         long above = carryAbove;
         return above >= 0 ? Math.min(above, maxSequence) : maxSequence;
     }
 
     /**
-     * What a flush writes: every entry, less the keys {@link #carryNewerThan} copied into the next memtable.
+     * What a flush writes: every entry, less the keys {@link #carryNewerThan} or {@link #carryLive} copied into the next memtable.
      * Forward only (seekToFirst and next).
      */
     InternalIterator flushIterator() {
-        long above = carryAbove;
         InternalIterator all = iterator();
-        if (above < 0) {
+        if (carryAbove < 0 && !carryLive) {
             return all;
         }
         return new InternalIterator() {
@@ -427,7 +465,7 @@ final class Memtable {
 
             /** At a key's newest version: passes every version of the keys carried from here on. */
             private void skipCarried() {
-                while (all.valid() && InternalKey.sequence(all.key()) > above) {
+                while (all.valid() && carried(all.key())) {
                     byte[] user = InternalKey.userKey(all.key());
                     do {
                         all.next();
@@ -557,9 +595,15 @@ final class Memtable {
         return maxSequence;
     }
 
-    /** Marks the memtable read-only, ready for flushing. */
-    void freeze() {
+    /** Marks the memtable read-only, ready for flushing, for {@code reason}. */
+    void freeze(FlushReason reason) {
+        frozenFor = reason;
         frozen = true;
+    }
+
+    /** Why the memtable was frozen, or null while it is active. */
+    FlushReason frozenFor() {
+        return frozenFor;
     }
 
     boolean isFrozen() {

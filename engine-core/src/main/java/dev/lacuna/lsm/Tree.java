@@ -228,14 +228,17 @@ final class Tree {
         release(old);
     }
 
-    /** Freezes the active memtable (if it holds anything) and starts a new one. Called under the commit lock. */
-    boolean switchMemtable() {
+    /**
+     * Freezes the active memtable (if it holds anything) for {@code reason} and starts a new one. Called under the
+     * commit lock.
+     */
+    boolean switchMemtable(FlushReason reason) {
         Shared old;
         synchronized (this) {
             if (mem.isEmpty()) {
                 return false;
             }
-            mem.freeze();
+            mem.freeze(reason);
             List<Memtable> next = new ArrayList<>(immutables.size() + 1);
             next.add(mem);
             next.addAll(immutables);
@@ -257,16 +260,32 @@ final class Tree {
      * @return the bytes the new memtable starts with (0 if nothing was carried), or -1 if nothing was frozen
      */
     long switchMemtableKeeping(long keepAbove, int maxScan) {
+        return switchCarrying(m -> m.maxSequence() > keepAbove && m.liveEntries() <= maxScan ? m.carryNewerThan(keepAbove)
+                : new Memtable(), FlushReason.KEYSPACE_FLUSH);
+    }
+
+    /**
+     * Like {@link #switchMemtable}, but the keys whose newest version is a put go on in the new active memtable
+     * (copied whole, see {@link Memtable#carryLive}) instead of to the flush, which writes the deletions only: for a
+     * freeze called by dead entries, which must not push live entries into files. A memtable of more than
+     * {@code maxScan} entries is frozen whole instead. Called under the commit lock.
+     *
+     * @return the bytes the new memtable starts with (0 if nothing was carried), or -1 if nothing was frozen
+     */
+    long switchMemtableCarryingLive(int maxScan, FlushReason reason) {
+        return switchCarrying(m -> m.liveEntries() <= maxScan ? m.carryLive() : new Memtable(), reason);
+    }
+
+    private long switchCarrying(java.util.function.UnaryOperator<Memtable> carry, FlushReason reason) {
         Shared old;
         long carried;
         synchronized (this) {
             if (mem.isEmpty()) {
                 return -1;
             }
-            Memtable next = mem.maxSequence() > keepAbove && mem.liveEntries() <= maxScan ? mem.carryNewerThan(keepAbove)
-                    : new Memtable();
+            Memtable next = carry.apply(mem);
             carried = next.bytes();
-            mem.freeze();
+            mem.freeze(reason);
             List<Memtable> frozen = new ArrayList<>(immutables.size() + 1);
             frozen.add(mem);
             frozen.addAll(immutables);
@@ -283,9 +302,9 @@ final class Tree {
         return mem.deadPairs();
     }
 
-    /** Entries in the active memtable. */
-    synchronized int activeEntries() {
-        return mem.size();
+    /** Deletions in the active memtable (those added, less those a purge removed with their puts). */
+    synchronized long activeDeletions() {
+        return mem.deletionsAdded() - mem.purgedPairs();
     }
 
     synchronized int immutableCount() {

@@ -30,6 +30,12 @@ final class WritePath {
      * {@link #MAX_IMMUTABLES} and its updater stalled (IndexLagBenchmark: 160 ms).
      */
     static final int MAX_FROZEN_FOR_DEAD_ENTRIES = 2;
+    /**
+     * A memtable frozen for dead entries carries its live keys into the next one ({@link Memtable#carryLive}) when it
+     * holds at most this many entries: the copy walks it under the commit lock (~1 ms for this many), and a memtable
+     * this large is not a queue's open entries.
+     */
+    static final int MAX_CARRY_FOR_DEAD_ENTRIES = 16_384;
 
     private final Db db;
     private final Background background;
@@ -185,13 +191,18 @@ final class WritePath {
             long total = db.memoryUsed.addAndGet(added);
             for (int id : treeIds) {
                 Tree tree = db.trees[id];
-                if (tree.activeBytes() >= db.options.memtableBytes() || deadPairsCallForSwitch(tree)) {
+                boolean full = tree.activeBytes() >= db.options.memtableBytes();
+                if (full || deadPairsCallForSwitch(tree)) {
                     if (!drained) {
                         db.inserts.drain(); // a memtable is switched with no insert in flight (CommitLock)
                         drained = true;
                     }
-                    if (tree.switchMemtable()) {
-                        background.scheduleFlush(tree);
+                    if (full) {
+                        if (tree.switchMemtable(FlushReason.MEMTABLE_FULL)) {
+                            background.scheduleFlush(tree);
+                        }
+                    } else {
+                        switchForDeadEntries(tree, FlushReason.DEAD_PAIRS);
                     }
                 }
             }
@@ -201,7 +212,7 @@ final class WritePath {
                     db.inserts.drain(); // the largest memtable may be one a write in flight inserts into
                     drained = true;
                 }
-                if (largest.switchMemtable()) {
+                if (largest.switchMemtable(FlushReason.MEMORY_BUDGET)) {
                     background.scheduleFlush(largest);
                 }
             }
@@ -485,6 +496,21 @@ final class WritePath {
      * background job is being retried (a full disk), so that the backlog a scan steps over stays bounded by the
      * trigger and writes to the partition are refused once its frozen memtables are full, as before.
      */
+    /**
+     * Freezes {@code tree}'s active memtable for dead entries and schedules its flush, its live keys carried into the
+     * next one ({@link Tree#switchMemtableCarryingLive}); false if there was nothing to freeze. Under the commit lock,
+     * with no insert in flight.
+     */
+    private boolean switchForDeadEntries(Tree tree, FlushReason reason) {
+        long carried = tree.switchMemtableCarryingLive(MAX_CARRY_FOR_DEAD_ENTRIES, reason);
+        if (carried < 0) {
+            return false;
+        }
+        db.memoryUsed.addAndGet(carried); // the frozen memtable gives its own back once flushed
+        background.scheduleFlush(tree);
+        return true;
+    }
+
     private boolean deadPairsCallForSwitch(Tree tree) {
         return tree.activeDeadPairs() >= db.options.deadEntryTrigger()
                 && (tree.immutableCount() < MAX_FROZEN_FOR_DEAD_ENTRIES || db.retryingError() != null);
@@ -527,7 +553,7 @@ final class WritePath {
         for (Tree t : db.live) {
             if (t.oldestUnflushedSequence(null) < keepFrom) {
                 if (t.mem().minSequence() < keepFrom) {
-                    t.switchMemtable();
+                    t.switchMemtable(FlushReason.LOG_SIZE);
                 }
                 background.scheduleFlush(t); // frozen memtables are flushed oldest first
             }

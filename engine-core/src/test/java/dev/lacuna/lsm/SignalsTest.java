@@ -136,7 +136,10 @@ class SignalsTest {
             assertThat(e.getLong("entries")).isPositive();
             assertThat(e.getInt("files")).isPositive();
             assertThat(e.getString("store")).isEqualTo(DIR.toString());
+            assertThat(FlushReason.valueOf(e.getString("reason"))).isNotNull();
         });
+        // The explicit flush, and the memtables the stalled writer filled.
+        assertThat(flushes).extracting(e -> e.getString("reason")).contains("EXPLICIT", "MEMTABLE_FULL");
         List<RecordedEvent> compactions = named(events, "dev.lacuna.Compaction");
         assertThat(compactions).isNotEmpty().allSatisfy(e -> {
             assertThat(e.getInt("inputFiles")).isPositive();

@@ -4,6 +4,7 @@ import dev.lacuna.base.InternalKey;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
+import java.util.Arrays;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
@@ -204,6 +205,11 @@ final class ArenaSkipList {
         return remove(node, key(node), new long[MAX_HEIGHT], new long[MAX_HEIGHT]);
     }
 
+    /** {@link #remove(long)} of a node whose key the caller holds ({@code key}): nothing is copied. */
+    boolean remove(long node, byte[] key) {
+        return remove(node, key, new long[MAX_HEIGHT], new long[MAX_HEIGHT]);
+    }
+
     /** {@link #remove(long)} of a node whose key equals {@code key}, searching with {@code preds} and {@code succs}. */
     private boolean remove(long node, byte[] key, long[] preds, long[] succs) {
         int height = height(node);
@@ -375,6 +381,27 @@ final class ArenaSkipList {
         long header = (long) LONG.get(c, at);
         int keyAt = at + HEADER + 8 * (int) (header >>> 58);
         return InternalKey.compare(c, keyAt, keyLengthIn(header), key, 0, key.length);
+    }
+
+    /**
+     * Compares the user key of {@code node} with {@code userKey} (a plain user key), as
+     * {@link InternalKey#compareUserKey(byte[], byte[])}, without copying the node's key.
+     */
+    int compareUserKey(long node, byte[] userKey) {
+        byte[] c = chunk(node);
+        int at = offset(node);
+        long header = (long) LONG.get(c, at);
+        int keyAt = at + HEADER + 8 * (int) (header >>> 58);
+        return Arrays.compareUnsigned(c, keyAt, keyAt + keyLengthIn(header) - InternalKey.TRAILER_SIZE, userKey, 0,
+                userKey.length);
+    }
+
+    /** The kind of {@code node}'s internal key ({@link InternalKey#kind}), without copying the key. */
+    int kind(long node) {
+        byte[] c = chunk(node);
+        int at = offset(node);
+        long header = (long) LONG.get(c, at);
+        return c[at + HEADER + 8 * (int) (header >>> 58) + keyLengthIn(header) - 1] & 0xff;
     }
 
     /** The key of {@code node}, copied. */

@@ -77,10 +77,12 @@ final class CompactionStream {
                 // A newer entry of the same stripe hides this one from every reader. One exception: the
                 // newest deletion under a put must stay while older versions may exist, because a single
                 // deletion may later annihilate that put — and the older versions must not reappear then.
-                byte[] v = input.value();
+                // Its value is read only if it may be kept: most hidden versions are dropped (an often overwritten
+                // key's in a flush), and reading one's value copies it.
+                boolean mayKeep = stripeTopIsPut && !keptDeletionUnderPut && InternalKey.isDeletion(ik);
+                byte[] v = mayKeep ? input.value() : null;
                 input.next();
-                if (stripeTopIsPut && !keptDeletionUnderPut && InternalKey.isDeletion(ik)
-                        && (below.mayHold(ik) || (input.valid() && InternalKey.sameUserKey(input.key(), ik)))) {
+                if (mayKeep && (below.mayHold(ik) || (input.valid() && InternalKey.sameUserKey(input.key(), ik)))) {
                     keptDeletionUnderPut = true;
                     return keep(asDeletion(ik), v);
                 }

@@ -146,11 +146,7 @@ final class Memtable {
      */
     Placed place(byte[] userKey, int kind, byte[] value) {
         assert !frozen;
-        boolean killsPut = false;
-        if (kind != InternalKey.KIND_PUT) {
-            byte[][] newest = get(userKey, InternalKey.MAX_SEQUENCE);
-            killsPut = newest != null && !InternalKey.isDeletion(newest[0]);
-        }
+        boolean killsPut = kind != InternalKey.KIND_PUT && newestIsPut(userKey);
         byte[] internalKey = InternalKey.encode(userKey, 0, kind);
         return new Placed(internalKey, kind, entries.place(internalKey, value), killsPut, entryBytes(userKey, value));
     }
@@ -269,16 +265,21 @@ final class Memtable {
      * (no entry, several, or a deletion).
      */
     byte[] solePut(byte[] userKey) {
+        // Looked at in the arena, not copied out: an index's updater asks this for every entry it deletes.
         long node = entries.seekAtLeast(InternalKey.seekKey(userKey, InternalKey.MAX_SEQUENCE));
-        if (node == ArenaSkipList.NIL) {
-            return null;
-        }
-        byte[] key = entries.key(node);
-        if (InternalKey.compareUserKey(key, userKey) != 0 || InternalKey.isDeletion(key)) {
+        if (node == ArenaSkipList.NIL || entries.compareUserKey(node, userKey) != 0
+                || entries.kind(node) != InternalKey.KIND_PUT) {
             return null;
         }
         long next = entries.next(node);
-        return next != ArenaSkipList.NIL && InternalKey.compareUserKey(entries.key(next), userKey) == 0 ? null : key;
+        return next != ArenaSkipList.NIL && entries.compareUserKey(next, userKey) == 0 ? null : entries.key(node);
+    }
+
+    /** Whether the newest version of {@code userKey} here is a put; nothing is copied out of the arena. */
+    private boolean newestIsPut(byte[] userKey) {
+        long node = entries.seekAtLeast(InternalKey.seekKey(userKey, InternalKey.MAX_SEQUENCE));
+        return node != ArenaSkipList.NIL && entries.compareUserKey(node, userKey) == 0
+                && entries.kind(node) == InternalKey.KIND_PUT;
     }
 
     /**
@@ -332,7 +333,7 @@ final class Memtable {
     private void remove(byte[] internalKey) {
         long node = entries.find(internalKey);
         if (node != ArenaSkipList.NIL) {
-            entries.remove(node);
+            entries.remove(node, internalKey); // the node's key is internalKey: no copy of it
         }
     }
 

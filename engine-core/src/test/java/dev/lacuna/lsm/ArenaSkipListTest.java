@@ -40,7 +40,8 @@ class ArenaSkipListTest {
         ArenaSkipList list = new ArenaSkipList();
         TreeMap<byte[], byte[]> model = new TreeMap<>(InternalKey.COMPARATOR);
         for (int step = 0; step < 4_000; step++) {
-            byte[] k = key("k" + random.nextInt(300), random.nextInt(4));
+            byte[] user = ("k" + random.nextInt(300)).getBytes(StandardCharsets.UTF_8);
+            byte[] k = InternalKey.encode(user, random.nextInt(4), random.nextInt(3)); // a put or a deletion
             int op = random.nextInt(10);
             if (op < 5) {
                 byte[] value = new byte[random.nextInt(3) == 0 ? random.nextInt(2_000) : random.nextInt(20)];
@@ -51,7 +52,7 @@ class ArenaSkipListTest {
                 long node = list.find(k);
                 assertThat(node != ArenaSkipList.NIL).isEqualTo(model.containsKey(k));
                 if (node != ArenaSkipList.NIL) {
-                    assertThat(list.remove(node)).isTrue();
+                    assertThat(random.nextBoolean() ? list.remove(node) : list.remove(node, k)).isTrue();
                     assertThat(list.remove(node)).as("removed twice").isFalse();
                     model.remove(k);
                 }
@@ -59,6 +60,12 @@ class ArenaSkipListTest {
                 long node = list.seekAtLeast(k);
                 Map.Entry<byte[], byte[]> e = model.ceilingEntry(k);
                 assertNode(list, node, e);
+                if (node != ArenaSkipList.NIL) { // read in place as on the copy
+                    byte[] copy = list.key(node);
+                    assertThat(Integer.signum(list.compareUserKey(node, user)))
+                            .isEqualTo(Integer.signum(InternalKey.compareUserKey(copy, user)));
+                    assertThat(list.kind(node)).isEqualTo(InternalKey.kind(copy));
+                }
             } else if (op < 9) {
                 boolean orEqual = random.nextBoolean();
                 long node = list.seekBelow(k, orEqual);

@@ -73,7 +73,15 @@ class ScanTriggeredFlushTest {
                 kv.flush(); // waits for the frozen memtable too, if the scan froze one
                 // A frozen memtable is one flush more than the manual one alone would make.
                 assertThat(kv.stats().flushes() - flushesBefore).isEqualTo(1 + triggered);
-                assertThat(scanQueue(kv, KEYS - deleted)).as("the same scan after the flushes").isEqualTo(2L * deleted);
+                // A freeze for dead entries carries the live keys on and flushes the deletions alone: that table is
+                // all deletions, and a compaction may have merged it with the puts' already.
+                long again = scanQueue(kv, KEYS - deleted);
+                if (triggered == 0) {
+                    assertThat(again).as("the same scan after the flush").isEqualTo(2L * deleted);
+                } else {
+                    assertThat(again).as("the same scan after the flushes (compacted away, or not yet)")
+                            .isIn(0L, 2L * deleted);
+                }
                 assertThat(kv.stats().scanTriggeredFlushes()).as("frozen only once the backlog is in memory")
                         .isEqualTo(triggered);
             }

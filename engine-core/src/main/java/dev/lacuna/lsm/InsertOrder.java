@@ -1,7 +1,5 @@
 package dev.lacuna.lsm;
 
-import java.util.ArrayDeque;
-
 /**
  * Publishes, in log order, writes whose memtable inserts run outside the commit lock (RocksDB's concurrent
  * memtable writes). Under the commit lock a writer appends its record and {@link #begin}s; it then inserts
@@ -30,8 +28,15 @@ final class InsertOrder {
     }
 
     private final Visibility visibility;
-    /** Writes begun and not yet published, in LSN order. */
-    private final ArrayDeque<Ticket> inFlight = new ArrayDeque<>();
+    /**
+     * Writes begun and not yet published, in LSN order: a ring ({@link #first}, {@link #count}; its length a power of
+     * two) that {@link #makeRoom} grows before a write's log reservation, so that {@link #begin}, between the
+     * reservation and the log write, allocates nothing: an {@link OutOfMemoryError} there left the reserved record
+     * to the next grouped write, which logged it while its writer was told it failed.
+     */
+    private Ticket[] inFlight = new Ticket[16];
+    private int first;
+    private int count;
     /** Threads waiting in {@link #finish} or {@link #drain}. */
     private int waiters;
     /** The LSN of the last write begun; written and read under the commit lock. */
@@ -42,8 +47,23 @@ final class InsertOrder {
     }
 
     /**
+     * Under the commit lock, before a write's record is reserved in the log: makes room for its {@link #begin}, which
+     * then allocates nothing (writers in flight only leave the queue meanwhile).
+     */
+    synchronized void makeRoom() {
+        if (count == inFlight.length) {
+            Ticket[] bigger = new Ticket[inFlight.length * 2];
+            for (int i = 0; i < count; i++) {
+                bigger[i] = at(i);
+            }
+            inFlight = bigger;
+            first = 0;
+        }
+    }
+
+    /**
      * Under the commit lock, right after {@code lsn} was appended: its inserts are in flight. The ticket is
-     * made before the append, so that nothing here allocates but the queue's growth.
+     * made before the append, and room for it by {@link #makeRoom}, so that nothing here allocates.
      */
     synchronized void begin(Ticket ticket, long lsn, boolean sync) {
         begin(ticket, lsn, sync, null);
@@ -51,16 +71,18 @@ final class InsertOrder {
 
     /** {@link #begin(Ticket, long, boolean)}, told the partitions ({@code trees}) its inserts go into. */
     synchronized void begin(Ticket ticket, long lsn, boolean sync, int[] trees) {
-        Ticket last;
-        while ((last = inFlight.peekLast()) != null && last.lsn >= lsn) {
+        while (count > 0 && at(count - 1).lsn >= lsn) {
             // The log handed out this LSN again: the writes at and after it failed their log write, and their
             // writers, not yet back in abandon, insert nothing. They are dropped unpublished.
-            inFlight.pollLast();
+            set(count - 1, null);
+            count--;
         }
         ticket.lsn = lsn;
         ticket.sync = sync;
         ticket.trees = trees;
-        inFlight.addLast(ticket);
+        makeRoom(); // a no-op when the caller made room first, as a writer does
+        set(count, ticket);
+        count++;
         lastBegun = lsn;
     }
 
@@ -79,8 +101,18 @@ final class InsertOrder {
         }
     }
 
+    /** The {@code i}th write in flight, oldest first. */
+    private Ticket at(int i) {
+        return inFlight[(first + i) & (inFlight.length - 1)];
+    }
+
+    private void set(int i, Ticket t) {
+        inFlight[(first + i) & (inFlight.length - 1)] = t;
+    }
+
     private boolean inFlightInto(int[] trees) {
-        for (Ticket t : inFlight) {
+        for (int i = 0; i < count; i++) {
+            Ticket t = at(i);
             if (t.inserted) {
                 continue;
             }
@@ -109,8 +141,10 @@ final class InsertOrder {
             boolean published = false;
             Ticket head;
             try {
-                while ((head = inFlight.peekFirst()) != null && head.inserted) {
-                    inFlight.pollFirst();
+                while (count > 0 && (head = at(0)).inserted) {
+                    set(0, null);
+                    first = (first + 1) & (inFlight.length - 1);
+                    count--;
                     try {
                         visibility.logged(head.lsn, head.sync);
                     } finally {
@@ -161,8 +195,18 @@ final class InsertOrder {
      * for it.
      */
     synchronized void abandon(Ticket ticket) {
-        if (inFlight.removeLastOccurrence(ticket) && waiters > 0) {
-            notifyAll();
+        for (int i = count - 1; i >= 0; i--) {
+            if (at(i) == ticket) {
+                for (int j = i; j < count - 1; j++) {
+                    set(j, at(j + 1));
+                }
+                set(count - 1, null);
+                count--;
+                if (waiters > 0) {
+                    notifyAll();
+                }
+                return;
+            }
         }
     }
 
@@ -171,13 +215,13 @@ final class InsertOrder {
      * the writers it waits for need no lock to finish.
      */
     synchronized void drain() {
-        if (inFlight.isEmpty()) {
+        if (count == 0) {
             return;
         }
         boolean interrupted = false;
         waiters++;
         try {
-            while (!inFlight.isEmpty()) {
+            while (count > 0) {
                 try {
                     wait();
                 } catch (InterruptedException e) {
@@ -194,6 +238,6 @@ final class InsertOrder {
 
     /** Whether no write is in flight; for tests. */
     synchronized boolean idle() {
-        return inFlight.isEmpty();
+        return count == 0;
     }
 }

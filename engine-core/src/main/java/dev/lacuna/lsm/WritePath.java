@@ -261,9 +261,11 @@ final class WritePath {
             }
             // As in commit: between the append and the last insert nothing may fail but the log write, which then
             // cuts the record from the log. The entries are placed first (the copies a large value may not find
-            // memory for); past the reservation, only the in-flight queue's growth allocates before the inserts.
+            // memory for), and room is made for the write in the in-flight queue: past the reservation, nothing
+            // allocates before the inserts.
             placed = place(ops, treeIds);
             try {
+                db.inserts.makeRoom();
                 reserved = db.wal.reserve(record, 0, record.length, durability);
             } catch (RuntimeException | Error e) {
                 unplace(placed, treeIds, placed.length);

@@ -160,4 +160,39 @@ class InsertOrderTest {
             Thread.yield();
         }
     }
+
+    /**
+     * {@code begin} runs between a write's log reservation and its log write, where nothing may fail: with room
+     * made first ({@code makeRoom}, before the reservation), it allocates nothing, also when the queue is full:
+     * its array is never replaced there. On the ArrayDeque it used, the 17th write in flight grew the queue in
+     * {@code begin}, and an OutOfMemoryError at that point left the reserved record to the next grouped write, logged
+     * while its writer was told it failed.
+     */
+    @Test
+    void shouldBeginWithoutGrowingTheQueueOnceRoomIsMade() {
+        InsertOrder.Ticket[] tickets = new InsertOrder.Ticket[100];
+        int grownInBegin = 0;
+        int grownBefore = 0;
+        Object array = LsmInternals.field(db.inserts, "inFlight");
+        for (int i = 0; i < tickets.length; i++) {
+            tickets[i] = new InsertOrder.Ticket();
+            db.inserts.makeRoom();
+            Object made = LsmInternals.field(db.inserts, "inFlight");
+            if (made != array) {
+                grownBefore++;
+            }
+            db.inserts.begin(tickets[i], i + 1, false);
+            array = LsmInternals.field(db.inserts, "inFlight");
+            if (array != made) {
+                grownInBegin++;
+            }
+        }
+        assertThat(grownBefore).as("the queue grown by makeRoom (16 to 128 slots)").isEqualTo(3);
+        assertThat(grownInBegin).as("the queue grown inside begin").isZero();
+        for (InsertOrder.Ticket t : tickets) {
+            db.inserts.finish(t);
+        }
+        assertThat(db.visibleSequence).isEqualTo(tickets.length);
+        assertThat(db.inserts.idle()).isTrue();
+    }
 }

@@ -13,7 +13,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * by several writers at once (each after the commit lock gave it its sequence number, see {@link WritePath});
  * deletions are inserted under the commit lock with no put in flight into this memtable. Readers iterate
  * concurrently without locks. Once full it is frozen
- * ({@link #freeze()}) and handed to a flush, while a new memtable takes the writes.
+ * ({@link #freeze(FlushReason)}) and handed to a flush, while a new memtable takes the writes.
  *
  * <p>Entries are never removed: a reader holding the memtable sees every version it saw before.
  */
@@ -75,15 +75,20 @@ final class Memtable {
      */
     private volatile long carryAbove = -1;
     /**
-     * Set on a memtable frozen by {@link #carryLive}: the keys whose newest version here is a put were copied whole
-     * into the next memtable, and its flush leaves them out.
+     * Set on a memtable frozen by {@link #carryLive}: the keys whose only version here was a put (that put), copied
+     * into the next memtable, in key order; its flush leaves them out. Null: none carried so.
      */
-    private volatile boolean carryLive;
-    /** With {@link #carryLive}: the lowest sequence of the versions carried (its flush settles the log below it). */
+    private volatile byte[][] carriedKeys;
+    /**
+     * Whether a logged write went in (a table's; an index's entries are applied unlogged, and recovered from the
+     * log by their updater, not by a replay): only a memtable without one may carry keys ({@link #carryLive}).
+     */
+    private volatile boolean logged;
+    /** With {@link #carryLive}: the lowest sequence of the puts carried (its flush settles the log below it). */
     private volatile long lowestCarried = Long.MAX_VALUE;
     /**
-     * The frozen memtable this one took keys from ({@link #carryNewerThan}) while it is still read: until it
-     * leaves the tree no pair is purged here, or a reader would find the carried put in it alone.
+     * The frozen memtable this one took keys from ({@link #carryNewerThan}, {@link #carryLive}) while it is still
+     * read: until it leaves the tree no pair is purged here, or a reader would find the carried put in it alone.
      */
     private volatile Memtable carriedFrom;
     /** Set once this frozen memtable's flush is installed and it left its tree's view. */
@@ -347,30 +352,41 @@ final class Memtable {
      * frozen; walks it whole.
      */
     Memtable carryNewerThan(long keepAbove) {
-        Memtable young = carry(newest -> InternalKey.sequence(newest) > keepAbove);
+        Memtable young = carry(newest -> InternalKey.sequence(newest) > keepAbove, false);
         carryAbove = keepAbove;
         return young;
     }
 
     /**
-     * Copies into a new memtable every key whose newest version here is a put (all its versions, and the dead pairs
-     * among them) and marks this memtable so that its flush leaves those keys out: it writes the deletions only,
-     * dropping the puts they annihilate here. For a freeze called by dead entries ({@link FlushReason#DEAD_PAIRS},
-     * {@link FlushReason#SCAN_DEAD_ENTRIES}): frozen whole, a queue's memtable pushed its open entries into a file,
-     * where each one's deletion a moment later left a tombstone over a put at the queue's head, so that the next
-     * scan met dead entries again and froze the next memtable: under IndexLagBenchmark's moving queue, a scan-
-     * triggered flush every ~0.3 s once it began, and each read of the head stepping over ~500 dead entries.
-     * Called under the commit lock, just before this memtable is frozen; walks it whole.
+     * Copies into a new memtable every key whose only version here is a put, and marks this memtable so that its
+     * flush leaves those keys out: it writes the rest, deletions and keys with a history here. For a freeze called by
+     * dead entries ({@link FlushReason#DEAD_PAIRS}, {@link FlushReason#SCAN_DEAD_ENTRIES}): frozen whole, a queue's
+     * memtable pushed its open entries into a file, where each one's deletion a moment later left a tombstone over a
+     * put at the queue's head, so that the next scan met dead entries again and froze the next memtable: under
+     * IndexLagBenchmark's moving queue, a scan-triggered flush every ~0.3 s once it began, and each read of the head
+     * stepping over ~500 dead entries. A queue's entries are put once: only a sole put is carried, so that no version
+     * is dropped or left behind. Carried with its history (a deletion and the put before it), a live key took its
+     * dead entries into each next memtable, and every scan over them froze it again (review of 58c0be3,
+     * {@code CarryLiveReviewTest}).
+     *
+     * <p>Only for a memtable that holds no logged write ({@link #logged}: an index's, whose entries their updater
+     * derives again from the log after a crash, from a checkpoint that flushes them all first): in a logged keyspace
+     * the flush records the partition flushed only below the lowest carried put, so a reopen replays the writes it
+     * put in a file into memory a second time, and a single deletion then annihilates the copy in memory and uncovers
+     * the one in the file ({@code CarryLiveCrashTest}: a deleted key back). Called under the commit lock, just before
+     * this memtable is frozen; walks it whole.
      */
     Memtable carryLive() {
-        Memtable young = carry(newest -> !InternalKey.isDeletion(newest));
+        Memtable young = carry(newest -> !InternalKey.isDeletion(newest), true);
         lowestCarried = young.minSequence(); // MAX_VALUE if nothing was carried
-        carryLive = true;
         return young;
     }
 
-    /** The new memtable of {@link #carryNewerThan} and {@link #carryLive}: the keys whose newest version passes. */
-    private Memtable carry(java.util.function.Predicate<byte[]> byNewest) {
+    /**
+     * The new memtable of {@link #carryNewerThan} and {@link #carryLive}: the keys whose newest version passes, with
+     * all their versions and the dead pairs among them ({@code soleOnly}: only keys with one version here).
+     */
+    private Memtable carry(java.util.function.Predicate<byte[]> byNewest, boolean soleOnly) {
         Memtable young = new Memtable();
         java.util.List<byte[]> keys = new java.util.ArrayList<>();
         java.util.List<byte[]> values = new java.util.ArrayList<>();
@@ -381,11 +397,18 @@ final class Memtable {
             if (user == null || InternalKey.compareUserKey(ik, user) != 0) {
                 user = InternalKey.userKey(ik);
                 carrying = byNewest.test(ik); // the newest version comes first
+                if (carrying && soleOnly) {
+                    long next = entries.next(node);
+                    carrying = next == ArenaSkipList.NIL || entries.compareUserKey(next, user) != 0;
+                }
             }
             if (carrying) {
                 keys.add(ik);
                 values.add(entries.value(node));
             }
+        }
+        if (soleOnly) {
+            carriedKeys = keys.toArray(new byte[0][]); // in key order: carried() searches it
         }
         if (!keys.isEmpty()) {
             // In key order already, as the walk found them: the bulk build takes them as they are.
@@ -398,13 +421,15 @@ final class Memtable {
             }
             young.carriedFrom = this;
         }
+        young.logged = logged;
         return young;
     }
 
     /** Whether {@code internalKey}, this memtable's newest version of its key, was carried into the next one. */
     boolean carried(byte[] internalKey) {
-        if (carryLive) {
-            return !InternalKey.isDeletion(internalKey);
+        byte[][] sole = carriedKeys;
+        if (sole != null) {
+            return java.util.Arrays.binarySearch(sole, internalKey, InternalKey.COMPARATOR) >= 0;
         }
         long above = carryAbove;
         return above >= 0 && InternalKey.sequence(internalKey) > above;
@@ -425,9 +450,9 @@ final class Memtable {
 
     /** The LSN a flush of this memtable writes everything up to (for the manifest's record of it). */
     long flushedUpTo() {
-        if (carryLive) {
-            // The carried versions are in no file: a reopen must replay them (and replays the deletions written
-            // above them again, as the same entries at the same sequences).
+        if (carriedKeys != null) {
+            // The carried puts are in no file: a reopen must replay them (and replays the deletions written above
+            // them again, as the same entries at the same sequences).
             return Math.min(lowestCarried - 1, maxSequence);
         }
         long above = carryAbove;
@@ -435,12 +460,12 @@ final class Memtable {
     }
 
     /**
-     * What a flush writes: every entry, less the keys {@link #carryNewerThan} or {@link #carryLive} copied into the next memtable.
-     * Forward only (seekToFirst and next).
+     * What a flush writes: every entry, less the keys {@link #carryNewerThan} or {@link #carryLive} copied into the
+     * next memtable. Forward only (seekToFirst and next).
      */
     InternalIterator flushIterator() {
         InternalIterator all = iterator();
-        if (carryAbove < 0 && !carryLive) {
+        if (carryAbove < 0 && carriedKeys == null) {
             return all;
         }
         return new InternalIterator() {
@@ -594,6 +619,18 @@ final class Memtable {
     /** Largest sequence number held, 0 if empty. */
     long maxSequence() {
         return maxSequence;
+    }
+
+    /** A logged write went in (or the memtable was rebuilt from the log). */
+    void markLogged() {
+        if (!logged) {
+            logged = true; // read first: the writers in parallel would otherwise contend for its cache line
+        }
+    }
+
+    /** Whether a logged write went in; see {@link #markLogged}. */
+    boolean logged() {
+        return logged;
     }
 
     /** Marks the memtable read-only, ready for flushing, for {@code reason}. */

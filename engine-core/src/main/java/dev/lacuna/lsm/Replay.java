@@ -239,6 +239,7 @@ final class Replay {
         InternalKeySort.Result sorted = mem.isEmpty() ? InternalKeySort.order(writes.keys, n) : null;
         if (sorted == null || sorted.keyAndSequenceTwice()) {
             // Not written by this engine (it logs one write per key per batch): add in log order, as ever.
+            mem.markLogged();
             long before = mem.bytes();
             for (int i = 0; i < n; i++) {
                 byte[] key = writes.keys[i];
@@ -250,6 +251,7 @@ final class Replay {
             return mem.bytes() - before;
         }
         Memtable recovered = Memtable.recovered(writes.keys, writes.values, sorted.order());
+        recovered.markLogged();
         tree.installRecovered(recovered);
         return recovered.bytes();
     }

@@ -265,15 +265,15 @@ final class Tree {
     }
 
     /**
-     * Like {@link #switchMemtable}, but the keys whose newest version is a put go on in the new active memtable
-     * (copied whole, see {@link Memtable#carryLive}) instead of to the flush, which writes the deletions only: for a
-     * freeze called by dead entries, which must not push live entries into files. A memtable of more than
-     * {@code maxScan} entries is frozen whole instead. Called under the commit lock.
+     * Like {@link #switchMemtable}, but the keys whose only version is a put go on in the new active memtable (see
+     * {@link Memtable#carryLive}) instead of to the flush: for a freeze called by dead entries, which must not push a
+     * queue's open entries into files. Frozen whole instead if it holds a logged write, or more than {@code maxScan}
+     * entries. Called under the commit lock, with no insert in flight.
      *
      * @return the bytes the new memtable starts with (0 if nothing was carried), or -1 if nothing was frozen
      */
     long switchMemtableCarryingLive(int maxScan, FlushReason reason) {
-        return switchCarrying(m -> m.liveEntries() <= maxScan ? m.carryLive() : new Memtable(), reason);
+        return switchCarrying(m -> !m.logged() && m.liveEntries() <= maxScan ? m.carryLive() : new Memtable(), reason);
     }
 
     private long switchCarrying(java.util.function.UnaryOperator<Memtable> carry, FlushReason reason) {

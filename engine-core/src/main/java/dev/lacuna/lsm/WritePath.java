@@ -171,7 +171,11 @@ final class WritePath {
             }
             long added = 0;
             for (int i = 0; i < treeIds.length; i++) {
-                db.trees[treeIds[i]].mem().add(placed[i], lsn, scratch);
+                Memtable mem = db.trees[treeIds[i]].mem();
+                mem.add(placed[i], lsn, scratch);
+                if (record != null) {
+                    mem.markLogged();
+                }
                 added += placed[i].bytes;
             }
             if (annihilated != null) { // after the last insert: this allocates
@@ -291,6 +295,7 @@ final class WritePath {
         try {
             for (int i = 0; i < mems.length; i++) {
                 mems[i].add(placed[i], lsn, scratch);
+                mems[i].markLogged();
                 added += placed[i].bytes;
             }
         } finally {
@@ -493,12 +498,6 @@ final class WritePath {
     }
 
     /**
-     * Whether {@code tree}'s active memtable holds enough dead pairs to be frozen now: not while
-     * {@link #MAX_FROZEN_FOR_DEAD_ENTRIES} frozen ones wait for flushes that are merely behind, but always while a
-     * background job is being retried (a full disk), so that the backlog a scan steps over stays bounded by the
-     * trigger and writes to the partition are refused once its frozen memtables are full, as before.
-     */
-    /**
      * Freezes {@code tree}'s active memtable for dead entries and schedules its flush, its live keys carried into the
      * next one ({@link Tree#switchMemtableCarryingLive}); false if there was nothing to freeze. Under the commit lock,
      * with no insert in flight.
@@ -513,6 +512,12 @@ final class WritePath {
         return true;
     }
 
+    /**
+     * Whether {@code tree}'s active memtable holds enough dead pairs to be frozen now: not while
+     * {@link #MAX_FROZEN_FOR_DEAD_ENTRIES} frozen ones wait for flushes that are merely behind, but always while a
+     * background job is being retried (a full disk), so that the backlog a scan steps over stays bounded by the
+     * trigger and writes to the partition are refused once its frozen memtables are full, as before.
+     */
     private boolean deadPairsCallForSwitch(Tree tree) {
         return tree.activeDeadPairs() >= db.options.deadEntryTrigger()
                 && (tree.immutableCount() < MAX_FROZEN_FOR_DEAD_ENTRIES || db.retryingError() != null);

@@ -5,7 +5,9 @@ import static dev.lacuna.lsm.KvStoreTest.b;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.lacuna.kv.KvCursor;
+import dev.lacuna.kv.KeyspaceRouter;
 import dev.lacuna.kv.KvOptions;
+import dev.lacuna.kv.WriteBatch;
 import dev.lacuna.storage.Durability;
 import dev.lacuna.vfs.MemVfs;
 import java.util.ArrayList;
@@ -14,13 +16,15 @@ import java.util.Locale;
 import org.junit.jupiter.api.Test;
 
 /**
- * A queue whose open entries were pushed into a file once (here by an explicit flush; in IndexLagBenchmark by a
- * dead-pair freeze while purges were held back) must settle again: as each of those entries is deleted, its
+ * A queue kept as an index's entries are (written unlogged, at the LSN of a logged write to another keyspace) whose
+ * open entries were pushed into a file once (here by an explicit flush; in IndexLagBenchmark by a dead-pair freeze
+ * while purges were held back) must settle again: as each of those entries is deleted, its
  * tombstone lies over a put in a file, the reads of the head step over them, and a scan-triggered flush follows.
  * Frozen whole, that memtable pushed the queue's entries open at that moment into a file in their turn, so that
  * the next scans met as many dead entries again and froze the next memtable, without end (IndexLagBenchmark: a
  * scan-triggered flush every ~0.3 s for the rest of the run, ~500 dead entries per read of the head). A freeze for
- * dead entries now carries the live keys into the next memtable and flushes the deletions only.
+ * dead entries now carries the live keys into the next memtable and flushes the rest. Only a memtable without logged
+ * writes carries keys (see {@code Memtable#carryLive}): a queue in a logged keyspace still freezes whole.
  */
 class DeadEntryFlushLoopTest {
     private static final int TRIGGER = 64;
@@ -29,21 +33,36 @@ class DeadEntryFlushLoopTest {
     private static final int READ_EVERY = 20;
     private static final int HEAD = 10;
 
+    /** The logged keyspace (a table's) and the unlogged one holding the queue (its index's). */
+    private static final int TABLE = 1;
+    private static final int QUEUE = 2;
+
     private static byte[] key(int n) {
-        return b(String.format(Locale.ROOT, "q%09d", n));
+        return KvKeyspaceTest.key(QUEUE, String.format(Locale.ROOT, "q%09d", n));
     }
 
-    /** Write {@code n}: the tail's new entry, and the deletion of the head's. */
+    private static LsmStore open(MemVfs vfs) {
+        LsmStore kv = LsmStore.open(DIR, KvOptions.builder().vfs(vfs).durability(Durability.NONE)
+                .keyspaceRouter(KeyspaceRouter.FIRST_FOUR_BYTES).deadEntryTrigger(TRIGGER).build());
+        assertThat(kv.createKeyspace(1, b("table")).id()).isEqualTo(TABLE);
+        assertThat(kv.createKeyspace(1, b("queue")).id()).isEqualTo(QUEUE);
+        return kv;
+    }
+
+    /** Write {@code n}: a logged write of the table, then the queue's new entry and the deletion of its head's. */
     private static void move(LsmStore kv, int n) {
-        kv.put(key(n), b("ticket"));
+        long lsn = kv.write(new WriteBatch().put(KvKeyspaceTest.key(TABLE, "ticket" + n % OPEN), b("t")),
+                Durability.NONE);
+        WriteBatch entries = new WriteBatch().put(key(n), b("ticket"));
         if (n >= OPEN) {
-            kv.delete(key(n - OPEN));
+            entries.delete(key(n - OPEN));
         }
+        kv.applyUnlogged(entries, lsn);
     }
 
     /** Reads the queue's head after write {@code n}; returns the dead entries stepped over. */
     private static long readHead(LsmStore kv, int n) {
-        try (KvCursor c = kv.scan(b("q"), b("r"), false, null)) {
+        try (KvCursor c = kv.scan(KvKeyspaceTest.key(QUEUE, "q"), KvKeyspaceTest.key(QUEUE, "r"), false, null)) {
             for (int i = 0; i < HEAD; i++) {
                 assertThat(c.valid()).isTrue();
                 assertThat(c.key()).as("head entry %d after write %d", i, n).isEqualTo(key(n - OPEN + 1 + i));
@@ -55,9 +74,7 @@ class DeadEntryFlushLoopTest {
 
     @Test
     void shouldSettleOnceTheQueuesOpenEntriesWerePushedIntoAFile() {
-        KvOptions options = KvOptions.builder().vfs(new MemVfs()).durability(Durability.NONE)
-                .deadEntryTrigger(TRIGGER).build();
-        try (LsmStore kv = LsmStore.open(DIR, options)) {
+        try (LsmStore kv = open(new MemVfs())) {
             int n = 0;
             for (; n < 5 * OPEN; n++) {
                 move(kv, n);
@@ -108,9 +125,7 @@ class DeadEntryFlushLoopTest {
      */
     @Test
     void shouldFlushNoOpenEntryWhenDeadPairsFreezeTheMemtable() throws InterruptedException {
-        KvOptions options = KvOptions.builder().vfs(new MemVfs()).durability(Durability.NONE)
-                .deadEntryTrigger(TRIGGER).build();
-        try (LsmStore kv = LsmStore.open(DIR, options)) {
+        try (LsmStore kv = open(new MemVfs())) {
             try (KvCursor held = kv.scan(b("a"), b("b"), false, null)) { // holds back every purge while open
                 for (int n = 0; n < OPEN + TRIGGER; n++) {
                     move(kv, n);
@@ -123,7 +138,7 @@ class DeadEntryFlushLoopTest {
                     db.progress.wait(100);
                 }
             }
-            assertThat(kv.stats().flushes()).as("the dead pairs froze the memtable, and it was flushed").isOne();
+            assertThat(kv.stats().flushes()).as("the dead pairs froze the queue's memtable, and it was flushed").isOne();
             assertThat(kv.stats().flushBytesWritten()).as("bytes the flush wrote (its open entries, frozen whole)")
                     .isZero();
             assertThat(readHead(kv, OPEN + TRIGGER - 1)).as("dead entries at the head").isLessThan(TRIGGER);

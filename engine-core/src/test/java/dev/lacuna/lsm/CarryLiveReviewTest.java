@@ -1,0 +1,115 @@
+package dev.lacuna.lsm;
+
+import static dev.lacuna.lsm.KvStoreTest.DIR;
+import static dev.lacuna.lsm.KvStoreTest.b;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.lacuna.kv.KvCursor;
+import dev.lacuna.kv.KvOptions;
+import dev.lacuna.kv.KvSnapshot;
+import dev.lacuna.storage.Durability;
+import dev.lacuna.vfs.MemVfs;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+
+/**
+ * From the review of 58c0be3 (a freeze for dead entries carried its live keys on with their whole histories): both
+ * cases failed on it (190 flushes for 2,000 dead pairs; 50 scan-triggered flushes in 50 scans with no write between
+ * them, the dead entries never leaving memory) and pass on the code before it (114; 1).
+ */
+class CarryLiveReviewTest {
+    private static final int TRIGGER = 16;
+
+    private static void awaitFlushes(Db db) throws InterruptedException {
+        synchronized (db.progress) {
+            while (LsmInternals.frozenMemtables(db) > 0) {
+                db.progress.wait(100);
+            }
+        }
+    }
+
+    /**
+     * Four keys that sit in a table (their put/delete pairs are never purged in memory) toggled at random, a flush
+     * awaited after each write (a disk that keeps up), a snapshot held. Carried with their histories, the dead pairs
+     * among them were counted again in the next memtable, which reached the trigger sooner; with a snapshot live in
+     * its sequences a memtable is now frozen whole. Frozen whole, a memtable is frozen per deadEntryTrigger dead pairs.
+     */
+    @Test
+    void carriedDeadPairsMustNotHastenTheNextFreeze() throws InterruptedException {
+        KvOptions options = KvOptions.builder().vfs(new MemVfs()).durability(Durability.NONE)
+                .deadEntryTrigger(TRIGGER).build();
+        try (LsmStore kv = LsmStore.open(DIR, options)) {
+            Db db = LsmInternals.db(kv);
+            for (int k = 0; k < 4; k++) {
+                kv.put(b("h" + k), b("v"));
+            }
+            kv.flush(); // in a table: no pair of theirs is purged in memory
+            KvSnapshot held = kv.snapshot(); // and kept there by a long read
+            long before = kv.stats().flushes();
+            Random random = new Random(7);
+            boolean[] live = {true, true, true, true};
+            int writes = 4000;
+            for (int i = 0; i < writes; i++) {
+                int k = random.nextInt(live.length);
+                if (live[k]) {
+                    kv.delete(b("h" + k));
+                } else {
+                    kv.put(b("h" + k), b("v" + i));
+                }
+                live[k] = !live[k];
+                awaitFlushes(db);
+            }
+            long flushes = kv.stats().flushes() - before;
+            int pairs = writes / 2;
+            System.out.printf("carried dead pairs: %d flushes for %d dead pairs (trigger %d)%n", flushes, pairs, TRIGGER);
+            assertThat(flushes).as("flushes for %d dead pairs, deadEntryTrigger %d", pairs, TRIGGER)
+                    .isLessThanOrEqualTo(5L * pairs / TRIGGER / 4);
+            held.close();
+        }
+    }
+
+    /**
+     * Live keys deleted and put again once each (their pairs are not purged: the keys are in a table) make each scan
+     * over them step over the trigger's worth of dead entries. Carried on with their histories, deletions included,
+     * the next memtable held the same dead entries and the next scan froze it again, for every scan. Now only the
+     * newest version is carried: the first scan-triggered flush drops the rest, and the scans settle.
+     */
+    @Test
+    void scansOverCarriedHistoriesMustSettle() throws InterruptedException {
+        KvOptions options = KvOptions.builder().vfs(new MemVfs()).durability(Durability.NONE)
+                .deadEntryTrigger(TRIGGER).build();
+        try (LsmStore kv = LsmStore.open(DIR, options)) {
+            Db db = LsmInternals.db(kv);
+            for (int k = 0; k < 10; k++) {
+                kv.put(b("h" + k), b("v"));
+            }
+            kv.flush(); // in a table: the pairs below are not purged in memory
+            for (int k = 0; k < 10; k++) {
+                kv.delete(b("h" + k));
+                kv.put(b("h" + k), b("w"));
+            }
+            long before = kv.stats().scanTriggeredFlushes();
+            int scans = 50;
+            long lastSkipped = 0;
+            for (int i = 0; i < scans; i++) {
+                try (KvCursor c = kv.scan(b("h"), b("i"), false, null)) {
+                    int n = 0;
+                    for (; c.valid(); c.next()) {
+                        assertThat(c.value()).isEqualTo(b("w"));
+                        n++;
+                    }
+                    assertThat(n).isEqualTo(10);
+                    lastSkipped = c.deadEntriesSkipped();
+                }
+                awaitFlushes(db);
+            }
+            long triggered = kv.stats().scanTriggeredFlushes() - before;
+            System.out.printf("scans over carried histories: %d scan-triggered flushes in %d scans; the last scan "
+                    + "stepped over %d dead entries; active memtable %d entries%n", triggered, scans, lastSkipped,
+                    db.trees[db.treeOf(b("h0"))].mem().size());
+            assertThat(triggered).as("scan-triggered flushes in %d scans with no write between them", scans)
+                    .isLessThanOrEqualTo(2);
+            assertThat(lastSkipped).as("dead entries the last scan stepped over").isLessThan(TRIGGER);
+        }
+    }
+}

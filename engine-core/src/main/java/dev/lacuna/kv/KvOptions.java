@@ -38,8 +38,9 @@ import java.util.Objects;
  * @param clock                   time source for tombstone ages
  * @param deadEntryTrigger        a memtable holding this many puts deleted again in it, or a scan stepping
  *                                over this many dead entries, gets its partition flushed (a put and its
- *                                deletion that meet in one memtable never reach a file; the keys whose newest
- *                                version is a put stay in memory, in the next memtable) and compacted, so
+ *                                deletion that meet in one memtable never reach a file; in a keyspace written
+ *                                unlogged, an index's, the keys whose only version is a put stay in memory) and
+ *                                compacted, so
  *                                the backlog a queue-like range drags stays bounded however long its
  *                                history; while two of the partition's frozen memtables wait for flushes that are
  *                                merely behind, the dead pairs wait for them too

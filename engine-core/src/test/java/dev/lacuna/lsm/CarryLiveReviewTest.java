@@ -38,6 +38,14 @@ class CarryLiveReviewTest {
         return KvKeyspaceTest.key(INDEX, name);
     }
 
+    /** Keys h0 to h{@code n - 1}, put and flushed into a table. */
+    private static void putInATable(LsmStore kv, int n) {
+        for (int k = 0; k < n; k++) {
+            apply(kv, new WriteBatch().put(key("h" + k), b("v")));
+        }
+        kv.flush();
+    }
+
     /** {@code entries} applied unlogged at the LSN of a logged write, as an index's updater applies them. */
     private static void apply(LsmStore kv, WriteBatch entries) {
         long lsn = kv.write(new WriteBatch().put(KvKeyspaceTest.key(TABLE, "t"), b("t")), Durability.NONE);
@@ -62,10 +70,7 @@ class CarryLiveReviewTest {
     void carriedDeadPairsMustNotHastenTheNextFreeze() throws InterruptedException {
         try (LsmStore kv = open()) {
             Db db = LsmInternals.db(kv);
-            for (int k = 0; k < 4; k++) {
-                apply(kv, new WriteBatch().put(key("h" + k), b("v")));
-            }
-            kv.flush(); // in a table: no pair of theirs is purged in memory
+            putInATable(kv, 4); // no pair of theirs is purged in memory
             KvSnapshot held = kv.snapshot(); // and kept there by a long read
             long before = kv.stats().flushes();
             Random random = new Random(7);
@@ -96,10 +101,7 @@ class CarryLiveReviewTest {
     void scansOverCarriedHistoriesMustSettle() throws InterruptedException {
         try (LsmStore kv = open()) {
             Db db = LsmInternals.db(kv);
-            for (int k = 0; k < 10; k++) {
-                apply(kv, new WriteBatch().put(key("h" + k), b("v")));
-            }
-            kv.flush(); // in a table: the pairs below are not purged in memory
+            putInATable(kv, 10); // the pairs below are not purged in memory
             for (int k = 0; k < 10; k++) {
                 apply(kv, new WriteBatch().delete(key("h" + k)));
                 apply(kv, new WriteBatch().put(key("h" + k), b("w")));

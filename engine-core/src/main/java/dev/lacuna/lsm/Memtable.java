@@ -407,9 +407,7 @@ final class Memtable {
                 values.add(entries.value(node));
             }
         }
-        if (soleOnly) {
-            carriedKeys = keys.toArray(new byte[0][]); // in key order: carried() searches it
-        }
+        byte[][] carried = soleOnly ? keys.toArray(new byte[0][]) : null; // in key order: carried() searches it
         if (!keys.isEmpty()) {
             // In key order already, as the walk found them: the bulk build takes them as they are.
             young = recovered(keys.toArray(new byte[0][]), values.toArray(new byte[0][]),
@@ -422,6 +420,11 @@ final class Memtable {
             young.carriedFrom = this;
         }
         young.logged = logged;
+        // Marked only once the copy is made: had the copy run out of memory with the mark set, this memtable would
+        // stay active as if carried from, and its flush would leave those keys out (review of 664970d).
+        if (carried != null) {
+            carriedKeys = carried;
+        }
         return young;
     }
 
@@ -637,6 +640,9 @@ final class Memtable {
     void freeze(FlushReason reason) {
         frozenFor = reason;
         frozen = true;
+        // A frozen memtable never purges, which is all carriedFrom is for: kept, each memtable frozen after a carry
+        // held the one it was carried from, and so on, every flushed arena reachable (review of 664970d).
+        carriedFrom = null;
     }
 
     /** Why the memtable was frozen, or null while it is active. */

@@ -7,8 +7,10 @@ import java.util.List;
 /**
  * Merges sorted children into one sorted stream, forward or backward, with a binary heap keyed on each
  * child's current key. Changing direction re-positions every other child around the current key, as
- * LevelDB's merging iterator does. Children must not hold the same internal key twice (the engine never
- * reads an SSTable together with the memtable it was flushed from). Closes its children.
+ * LevelDB's merging iterator does. Two children may hold the same internal key (a key carried from a frozen
+ * memtable into the next, {@code Memtable#carryLive}, is in both until the frozen one's flush; an index entry
+ * applied again after a restart is in a table and a memtable): the stream then yields it once per child, next to
+ * each other, and the user iterator reads the first. Closes its children.
  *
  * <p>The heap compares the children's keys in place ({@link InternalIterator#keyBuffer()}), so a step copies
  * no key out of its block: a child's buffer changes only when that child moves, and the heap re-reads a child's

@@ -273,7 +273,19 @@ final class Tree {
      * @return the bytes the new memtable starts with (0 if nothing was carried), or -1 if nothing was frozen
      */
     long switchMemtableCarryingLive(int maxScan, FlushReason reason) {
-        return switchCarrying(m -> !m.logged() && m.liveEntries() <= maxScan ? m.carryLive() : new Memtable(), reason);
+        return switchCarrying(m -> !m.logged() && m.liveEntries() <= maxScan ? carryLiveOrNot(m) : new Memtable(), reason);
+    }
+
+    /**
+     * {@link Memtable#carryLive}, or an empty memtable (the whole frozen) if the copy finds no memory: carrying is
+     * an optimisation, and the write that called for the freeze is already applied, so the freeze must not fail it.
+     */
+    private static Memtable carryLiveOrNot(Memtable m) {
+        try {
+            return m.carryLive();
+        } catch (OutOfMemoryError e) {
+            return new Memtable(); // m is left unmarked (carryLive marks it only once its copy is made)
+        }
     }
 
     private long switchCarrying(java.util.function.UnaryOperator<Memtable> carry, FlushReason reason) {

@@ -1,10 +1,8 @@
 package dev.lacuna.lsm;
 
-import static dev.lacuna.lsm.KvStoreTest.DIR;
 import static dev.lacuna.lsm.KvStoreTest.b;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.lacuna.kv.KeyspaceRouter;
 import dev.lacuna.kv.KvCursor;
 import dev.lacuna.kv.KvOptions;
 import dev.lacuna.kv.KvSnapshot;
@@ -23,19 +21,18 @@ import org.junit.jupiter.api.Test;
  */
 class CarryLiveReviewTest {
     private static final int TRIGGER = 16;
-    private static final int TABLE = 1;
-    private static final int INDEX = 2;
 
     private static LsmStore open() {
-        LsmStore kv = LsmStore.open(DIR, KvOptions.builder().vfs(new MemVfs()).durability(Durability.NONE)
-                .keyspaceRouter(KeyspaceRouter.FIRST_FOUR_BYTES).deadEntryTrigger(TRIGGER).build());
-        assertThat(kv.createKeyspace(1, b("table")).id()).isEqualTo(TABLE);
-        assertThat(kv.createKeyspace(1, b("index")).id()).isEqualTo(INDEX);
-        return kv;
+        return IndexLikeStore.open(KvOptions.builder().vfs(new MemVfs()).durability(Durability.NONE)
+                .deadEntryTrigger(TRIGGER));
     }
 
     private static byte[] key(String name) {
-        return KvKeyspaceTest.key(INDEX, name);
+        return IndexLikeStore.key(name);
+    }
+
+    private static void apply(LsmStore kv, WriteBatch entries) {
+        IndexLikeStore.apply(kv, entries);
     }
 
     /** Keys h0 to h{@code n - 1}, put and flushed into a table. */
@@ -44,20 +41,6 @@ class CarryLiveReviewTest {
             apply(kv, new WriteBatch().put(key("h" + k), b("v")));
         }
         kv.flush();
-    }
-
-    /** {@code entries} applied unlogged at the LSN of a logged write, as an index's updater applies them. */
-    private static void apply(LsmStore kv, WriteBatch entries) {
-        long lsn = kv.write(new WriteBatch().put(KvKeyspaceTest.key(TABLE, "t"), b("t")), Durability.NONE);
-        kv.applyUnlogged(entries, lsn);
-    }
-
-    private static void awaitFlushes(Db db) throws InterruptedException {
-        synchronized (db.progress) {
-            while (LsmInternals.frozenMemtables(db) > 0) {
-                db.progress.wait(100);
-            }
-        }
     }
 
     /**
@@ -80,7 +63,7 @@ class CarryLiveReviewTest {
                 int k = random.nextInt(live.length);
                 apply(kv, live[k] ? new WriteBatch().delete(key("h" + k)) : new WriteBatch().put(key("h" + k), b("v" + i)));
                 live[k] = !live[k];
-                awaitFlushes(db);
+                IndexLikeStore.awaitFlushes(db);
             }
             long flushes = kv.stats().flushes() - before;
             int pairs = writes / 2;
@@ -119,7 +102,7 @@ class CarryLiveReviewTest {
                     assertThat(n).isEqualTo(10);
                     lastSkipped = c.deadEntriesSkipped();
                 }
-                awaitFlushes(db);
+                IndexLikeStore.awaitFlushes(db);
             }
             long triggered = kv.stats().scanTriggeredFlushes() - before;
             System.out.printf("scans over carried histories: %d scan-triggered flushes in %d scans; the last scan "

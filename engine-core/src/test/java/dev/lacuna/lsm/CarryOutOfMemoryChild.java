@@ -2,13 +2,11 @@ package dev.lacuna.lsm;
 
 import static dev.lacuna.lsm.KvStoreTest.b;
 
-import dev.lacuna.kv.KeyspaceRouter;
 import dev.lacuna.kv.KvCursor;
 import dev.lacuna.kv.KvOptions;
 import dev.lacuna.kv.WriteBatch;
 import dev.lacuna.storage.Durability;
 import dev.lacuna.vfs.MemVfs;
-import java.nio.file.Path;
 
 /**
  * Run in a child JVM with a small heap by {@link CarryOutOfMemoryTest}: an index keyspace (written unlogged) holds a
@@ -18,30 +16,19 @@ import java.nio.file.Path;
  * which its flush would then leave out. (The flush itself is not run: writing a 64 MB value needs more heap.)
  */
 public final class CarryOutOfMemoryChild {
-    private static final int TABLE = 1;
-    private static final int INDEX = 2;
-
     private CarryOutOfMemoryChild() {
     }
 
-    private static void apply(LsmStore kv, WriteBatch entries) {
-        long lsn = kv.write(new WriteBatch().put(KvKeyspaceTest.key(TABLE, "t"), b("t")), Durability.NONE);
-        kv.applyUnlogged(entries, lsn);
-    }
-
     public static void main(String[] args) {
-        try (LsmStore kv = LsmStore.open(Path.of("/carry"), KvOptions.builder().vfs(new MemVfs())
-                .durability(Durability.NONE).keyspaceRouter(KeyspaceRouter.FIRST_FOUR_BYTES).deadEntryTrigger(1)
-                .memtableBytes(1L << 30).memoryBudget(1L << 31).build())) {
-            kv.createKeyspace(1, b("table"));
-            kv.createKeyspace(1, b("index"));
-            byte[] big = KvKeyspaceTest.key(INDEX, "big");
-            apply(kv, new WriteBatch().put(big, new byte[64 << 20]));
+        try (LsmStore kv = IndexLikeStore.open(KvOptions.builder().vfs(new MemVfs()).durability(Durability.NONE)
+                .deadEntryTrigger(1).memtableBytes(1L << 30).memoryBudget(1L << 31))) {
+            byte[] big = IndexLikeStore.key("big");
+            IndexLikeStore.apply(kv, new WriteBatch().put(big, new byte[64 << 20]));
             try (KvCursor held = kv.scan(b("a"), b("b"), false, null)) { // no purge: the pair below stays
-                apply(kv, new WriteBatch().put(KvKeyspaceTest.key(INDEX, "x"), b("x")));
+                IndexLikeStore.apply(kv, new WriteBatch().put(IndexLikeStore.key("x"), b("x")));
                 String told = "applied";
                 try {
-                    apply(kv, new WriteBatch().delete(KvKeyspaceTest.key(INDEX, "x"))); // a dead pair: the freeze
+                    IndexLikeStore.apply(kv, new WriteBatch().delete(IndexLikeStore.key("x"))); // a dead pair: the freeze
                 } catch (OutOfMemoryError e) {
                     told = "OutOfMemoryError";
                 }

@@ -1,11 +1,9 @@
 package dev.lacuna.lsm;
 
-import static dev.lacuna.lsm.KvStoreTest.DIR;
 import static dev.lacuna.lsm.KvStoreTest.b;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.lacuna.kv.KvCursor;
-import dev.lacuna.kv.KeyspaceRouter;
 import dev.lacuna.kv.KvOptions;
 import dev.lacuna.kv.WriteBatch;
 import dev.lacuna.storage.Durability;
@@ -33,36 +31,26 @@ class DeadEntryFlushLoopTest {
     private static final int READ_EVERY = 20;
     private static final int HEAD = 10;
 
-    /** The logged keyspace (a table's) and the unlogged one holding the queue (its index's). */
-    private static final int TABLE = 1;
-    private static final int QUEUE = 2;
-
     private static byte[] key(int n) {
-        return KvKeyspaceTest.key(QUEUE, String.format(Locale.ROOT, "q%09d", n));
+        return IndexLikeStore.key(String.format(Locale.ROOT, "q%09d", n));
     }
 
     private static LsmStore open(MemVfs vfs) {
-        LsmStore kv = LsmStore.open(DIR, KvOptions.builder().vfs(vfs).durability(Durability.NONE)
-                .keyspaceRouter(KeyspaceRouter.FIRST_FOUR_BYTES).deadEntryTrigger(TRIGGER).build());
-        assertThat(kv.createKeyspace(1, b("table")).id()).isEqualTo(TABLE);
-        assertThat(kv.createKeyspace(1, b("queue")).id()).isEqualTo(QUEUE);
-        return kv;
+        return IndexLikeStore.open(KvOptions.builder().vfs(vfs).durability(Durability.NONE).deadEntryTrigger(TRIGGER));
     }
 
     /** Write {@code n}: a logged write of the table, then the queue's new entry and the deletion of its head's. */
     private static void move(LsmStore kv, int n) {
-        long lsn = kv.write(new WriteBatch().put(KvKeyspaceTest.key(TABLE, "ticket" + n % OPEN), b("t")),
-                Durability.NONE);
         WriteBatch entries = new WriteBatch().put(key(n), b("ticket"));
         if (n >= OPEN) {
             entries.delete(key(n - OPEN));
         }
-        kv.applyUnlogged(entries, lsn);
+        IndexLikeStore.apply(kv, entries);
     }
 
     /** Reads the queue's head after write {@code n}; returns the dead entries stepped over. */
     private static long readHead(LsmStore kv, int n) {
-        try (KvCursor c = kv.scan(KvKeyspaceTest.key(QUEUE, "q"), KvKeyspaceTest.key(QUEUE, "r"), false, null)) {
+        try (KvCursor c = kv.scan(IndexLikeStore.key("q"), IndexLikeStore.key("r"), false, null)) {
             for (int i = 0; i < HEAD; i++) {
                 assertThat(c.valid()).isTrue();
                 assertThat(c.key()).as("head entry %d after write %d", i, n).isEqualTo(key(n - OPEN + 1 + i));
@@ -132,12 +120,7 @@ class DeadEntryFlushLoopTest {
                 }
                 assertThat(held.valid()).isFalse();
             }
-            Db db = LsmInternals.db(kv);
-            synchronized (db.progress) {
-                while (LsmInternals.frozenMemtables(db) > 0) {
-                    db.progress.wait(100);
-                }
-            }
+            IndexLikeStore.awaitFlushes(LsmInternals.db(kv));
             assertThat(kv.stats().flushes()).as("the dead pairs froze the queue's memtable, and it was flushed").isOne();
             assertThat(kv.stats().flushBytesWritten()).as("bytes the flush wrote (its open entries, frozen whole)")
                     .isZero();

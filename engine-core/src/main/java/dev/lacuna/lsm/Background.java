@@ -151,8 +151,9 @@ final class Background {
                         || tree.immutableCount() >= WritePath.MAX_FROZEN_FOR_DEAD_ENTRIES && db.retryingError() == null) {
                     continue;
                 }
-                // Its live keys stay in memory: frozen whole, a queue's open entries went into a file and came back
-                // as dead entries under the next scan, which froze the next memtable (see Memtable#carryLive).
+                // Its sole puts stay in memory (an index's memtable): frozen whole, a queue's open entries went into a
+                // file and came back as dead entries under the next scan, which froze the next memtable
+                // (see Memtable#carryLive).
                 long carried = tree.switchMemtableCarryingLive(WritePath.MAX_CARRY_FOR_DEAD_ENTRIES,
                         FlushReason.SCAN_DEAD_ENTRIES);
                 if (carried < 0) {

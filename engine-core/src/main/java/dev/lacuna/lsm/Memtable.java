@@ -407,7 +407,8 @@ final class Memtable {
                 values.add(entries.value(node));
             }
         }
-        byte[][] carried = soleOnly ? keys.toArray(new byte[0][]) : null; // in key order: carried() searches it
+        // In key order: carried() searches it. An array of its own: recovered() clears the one it is given.
+        byte[][] carried = soleOnly ? keys.toArray(new byte[0][]) : null;
         if (!keys.isEmpty()) {
             // In key order already, as the walk found them: the bulk build takes them as they are.
             young = recovered(keys.toArray(new byte[0][]), values.toArray(new byte[0][]),

@@ -31,9 +31,9 @@ final class WritePath {
      */
     static final int MAX_FROZEN_FOR_DEAD_ENTRIES = 2;
     /**
-     * A memtable frozen for dead entries carries its live keys into the next one ({@link Memtable#carryLive}) when it
-     * holds at most this many entries: the copy walks it under the commit lock (~1 ms for this many), and a memtable
-     * this large is not a queue's open entries.
+     * A memtable frozen for dead entries (and holding no logged write) carries its sole puts into the next one
+     * ({@link Memtable#carryLive}) only when it holds at most this many entries: the copy walks it under the commit
+     * lock, and a memtable this large is not a queue's open entries.
      */
     static final int MAX_CARRY_FOR_DEAD_ENTRIES = 16_384;
 
@@ -498,8 +498,8 @@ final class WritePath {
     }
 
     /**
-     * Freezes {@code tree}'s active memtable for dead entries and schedules its flush, its live keys carried into the
-     * next one ({@link Tree#switchMemtableCarryingLive}); false if there was nothing to freeze. Under the commit lock,
+     * Freezes {@code tree}'s active memtable for dead entries and schedules its flush, its sole puts carried into the
+     * next one when it may ({@link Tree#switchMemtableCarryingLive}); false if there was nothing to freeze. Under the commit lock,
      * with no insert in flight.
      */
     private boolean switchForDeadEntries(Tree tree, FlushReason reason) {

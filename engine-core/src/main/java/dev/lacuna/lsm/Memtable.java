@@ -87,6 +87,15 @@ final class Memtable {
     /** With {@link #carryLive}: the lowest sequence of the puts carried (its flush settles the log below it). */
     private volatile long lowestCarried = Long.MAX_VALUE;
     /**
+     * A carry made and not yet confirmed ({@link #confirmCarry}): what {@link #carryAbove}, {@link #carriedKeys}
+     * and {@link #lowestCarried} become once the new memtable has taken this one's place. Set first and confirmed
+     * last, so that a failure between the copy and the switch (an OutOfMemoryError) leaves this memtable as if no
+     * carry had been made, and its flush writes every key (review of 09e6cfd).
+     */
+    private long pendingCarryAbove = -1;
+    private byte[][] pendingCarriedKeys;
+    private long pendingLowestCarried = Long.MAX_VALUE;
+    /**
      * The frozen memtable this one took keys from ({@link #carryNewerThan}, {@link #carryLive}) while it is still
      * read: until it leaves the tree no pair is purged here, or a reader would find the carried put in it alone.
      */
@@ -353,7 +362,7 @@ final class Memtable {
      */
     Memtable carryNewerThan(long keepAbove) {
         Memtable young = carry(newest -> InternalKey.sequence(newest) > keepAbove, false);
-        carryAbove = keepAbove;
+        pendingCarryAbove = keepAbove;
         return young;
     }
 
@@ -378,7 +387,7 @@ final class Memtable {
      */
     Memtable carryLive() {
         Memtable young = carry(newest -> !InternalKey.isDeletion(newest), true);
-        lowestCarried = young.minSequence(); // MAX_VALUE if nothing was carried
+        pendingLowestCarried = young.minSequence(); // MAX_VALUE if nothing was carried
         return young;
     }
 
@@ -421,12 +430,25 @@ final class Memtable {
             young.carriedFrom = this;
         }
         young.logged = logged;
-        // Marked only once the copy is made: had the copy run out of memory with the mark set, this memtable would
-        // stay active as if carried from, and its flush would leave those keys out (review of 664970d).
-        if (carried != null) {
-            carriedKeys = carried;
-        }
+        // Marked only once the copy is made and the switch done (confirmCarry): had the copy run out of memory with
+        // the mark set, this memtable would stay active as if carried from, and its flush would leave those keys
+        // out (review of 664970d).
+        pendingCarriedKeys = carried;
         return young;
+    }
+
+    /**
+     * The new memtable of {@link #carryNewerThan} or {@link #carryLive} has taken this one's place in its tree: from
+     * now on this one's flush leaves the carried keys out. Under the tree's monitor, with the switch, so that no
+     * flush takes this memtable before it is marked. Allocates nothing.
+     */
+    void confirmCarry() {
+        if (pendingCarriedKeys != null) {
+            lowestCarried = pendingLowestCarried;
+            carriedKeys = pendingCarriedKeys;
+        } else if (pendingCarryAbove >= 0) {
+            carryAbove = pendingCarryAbove;
+        }
     }
 
     /** Whether {@code internalKey}, this memtable's newest version of its key, was carried into the next one. */

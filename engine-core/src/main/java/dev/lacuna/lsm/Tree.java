@@ -302,8 +302,12 @@ final class Tree {
             frozen.add(mem);
             frozen.addAll(immutables);
             immutables = List.copyOf(frozen);
+            Memtable frozenOne = mem;
             mem = next;
             old = publish();
+            // Last, once nothing is left to fail: a carry marked before a failure here left the memtable active,
+            // or frozen, without its carried keys in the flush nor in a next memtable (review of 09e6cfd).
+            frozenOne.confirmCarry();
         }
         release(old);
         return carried;

@@ -347,8 +347,9 @@ public final class IndexLagProfile {
                 long to = instantNanos(e.getEndTime());
                 for (int j = i + 1; j < events.size(); j++) {
                     RecordedEvent f = events.get(j);
-                    String ft = f.getThread() == null ? "" : String.valueOf(f.getThread().getJavaName());
-                    if (ft.equals(t) && !f.getEventType().getName().equals("jdk.ExecutionSample")
+                    // The same thread, not the same name: each routine checkpoint runs on a new thread of one name,
+                    // and matched by name the span ran on to the next checkpoint's events (~1 s each).
+                    if (f.getThread() != null && f.getThread().getJavaThreadId() == e.getThread().getJavaThreadId() && !f.getEventType().getName().equals("jdk.ExecutionSample")
                             && !f.getEventType().getName().equals("dev.lacuna.LogSync")) {
                         to = Math.max(to, instantNanos(f.getEndTime()));
                         if (f.getEventType().getName().equals("dev.lacuna.IndexApply")) {

@@ -53,6 +53,9 @@ final class ArenaSkipList {
     private static final int MAX_KEY = (1 << 26) - 1;
 
     private static final VarHandle LONG = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.nativeOrder());
+    /** An internal key's trailer, read in place (big-endian, as {@link InternalKey} writes it; unaligned). */
+    private static final VarHandle BIG_ENDIAN_LONG = MethodHandles.byteArrayViewVarHandle(long[].class,
+            ByteOrder.BIG_ENDIAN);
     private static final VarHandle HEAD_LINK = MethodHandles.arrayElementVarHandle(long[].class);
     /**
      * The first index of a byte array at which an 8-byte atomic access is aligned: 0 where arrays' data begins at an
@@ -212,6 +215,37 @@ final class ArenaSkipList {
 
     /** {@link #remove(long)} of a node whose key equals {@code key}, searching with {@code preds} and {@code succs}. */
     private boolean remove(long node, byte[] key, long[] preds, long[] succs) {
+        if (!mark(node)) {
+            return false;
+        }
+        // Unlinks it: the search unlinks every marked node it meets on its way to the key.
+        findSplice(key, false, preds, succs);
+        return true;
+    }
+
+    /**
+     * {@link #remove(long)} of {@code node}, whose key equals {@code key}, found right after {@code pred} at level 0:
+     * a node of one level is unlinked there with one compare-and-set instead of a search from the head (a memtable
+     * drops an overwritten key's hidden versions this way, one per write). Searches as {@link #remove(long)} when it
+     * cannot: a taller node, or {@code pred} no longer linking to it (an insert between them, or {@code pred} being
+     * removed). Allocates nothing.
+     */
+    boolean removeAfter(long pred, long node, byte[] key, long[] preds, long[] succs) {
+        if (!mark(node)) {
+            return false;
+        }
+        if (height(node) == 1 && casLink(pred, 0, node, link(node, 0) & ~MARK)) {
+            return true;
+        }
+        findSplice(key, false, preds, succs);
+        return true;
+    }
+
+    /**
+     * Marks {@code node}'s links, top level first, so that no insert links after it any more; false if another
+     * removal marked its level 0 first.
+     */
+    private boolean mark(long node) {
         int height = height(node);
         for (int level = height - 1; level >= 0; level--) {
             while (true) {
@@ -227,8 +261,6 @@ final class ArenaSkipList {
                 }
             }
         }
-        // Unlinks it: the search unlinks every marked node it meets on its way to the key.
-        findSplice(key, false, preds, succs);
         return true;
     }
 
@@ -394,6 +426,28 @@ final class ArenaSkipList {
         int keyAt = at + HEADER + 8 * (int) (header >>> 58);
         return Arrays.compareUnsigned(c, keyAt, keyAt + keyLengthIn(header) - InternalKey.TRAILER_SIZE, userKey, 0,
                 userKey.length);
+    }
+
+    /**
+     * The trailer of {@code node}'s internal key (its sequence shifted left by 8, or-ed with its kind), without copying
+     * the key.
+     */
+    long trailer(long node) {
+        byte[] c = chunk(node);
+        int at = offset(node);
+        long header = (long) LONG.get(c, at);
+        return (long) BIG_ENDIAN_LONG.get(c, at + HEADER + 8 * (int) (header >>> 58) + keyLengthIn(header)
+                - InternalKey.TRAILER_SIZE);
+    }
+
+    /** Whether {@code node}'s user key is that of {@code internalKey}, compared in place. */
+    boolean sameUserKey(long node, byte[] internalKey) {
+        byte[] c = chunk(node);
+        int at = offset(node);
+        long header = (long) LONG.get(c, at);
+        int keyAt = at + HEADER + 8 * (int) (header >>> 58);
+        return Arrays.equals(c, keyAt, keyAt + keyLengthIn(header) - InternalKey.TRAILER_SIZE, internalKey, 0,
+                internalKey.length - InternalKey.TRAILER_SIZE);
     }
 
     /** The kind of {@code node}'s internal key ({@link InternalKey#kind}), without copying the key. */

@@ -59,6 +59,11 @@ final class ReadTracker {
         return safe;
     }
 
+    /** What the last {@link #advance} returned; the caller serialises it with advance (the commit lock). */
+    long safe() {
+        return safe;
+    }
+
     private boolean drained(long e) {
         if (e < 0) {
             return true;

@@ -9,13 +9,22 @@ import java.util.TreeMap;
  */
 final class Snapshots {
     private final TreeMap<Long, Integer> live = new TreeMap<>();
+    /**
+     * The distinct sequences of {@link #live}, ascending, replaced whole at each change: {@link #anyIn} reads it
+     * without the monitor, as a memtable does at each write that overwrites a key ({@link Memtable#add}).
+     */
+    private volatile long[] sequences = new long[0];
 
     synchronized void acquire(long sequence) {
-        live.merge(sequence, 1, Integer::sum);
+        if (live.merge(sequence, 1, Integer::sum) == 1) {
+            sequences = toArray();
+        }
     }
 
     synchronized void release(long sequence) {
-        live.computeIfPresent(sequence, (s, n) -> n == 1 ? null : n - 1);
+        if (live.computeIfPresent(sequence, (s, n) -> n == 1 ? null : n - 1) == null) {
+            sequences = toArray();
+        }
     }
 
     /** Live snapshot sequences, ascending, one per distinct sequence. */
@@ -28,10 +37,16 @@ final class Snapshots {
         return out;
     }
 
-    /** Whether a live snapshot's sequence is in {@code [from, to)}. */
-    synchronized boolean anyIn(long from, long to) {
-        Long s = live.ceilingKey(from);
-        return s != null && s < to;
+    /**
+     * Whether a live snapshot's sequence is in {@code [from, to)}; takes no lock. Asked about versions that a newer one
+     * visible to every reader hides ({@code to} at or below a sequence visible before the call): a snapshot in that
+     * range was taken before {@code to} was visible, so it is in the array read here unless it was released since.
+     */
+    boolean anyIn(long from, long to) {
+        long[] all = sequences;
+        int i = java.util.Arrays.binarySearch(all, from);
+        int at = i >= 0 ? i : -i - 1; // the first sequence at or above from
+        return at < all.length && all[at] < to;
     }
 
     /** The oldest live snapshot, or {@link Long#MAX_VALUE} if there is none. */

@@ -172,7 +172,7 @@ final class WritePath {
             long added = 0;
             for (int i = 0; i < treeIds.length; i++) {
                 Memtable mem = db.trees[treeIds[i]].mem();
-                mem.add(placed[i], lsn, scratch);
+                mem.add(placed[i], lsn, scratch, db.reads.safe(), db.snapshots);
                 if (record != null) {
                     mem.markLogged();
                 }
@@ -249,6 +249,7 @@ final class WritePath {
         InsertOrder.Ticket ticket = new InsertOrder.Ticket();
         Memtable.Scratch scratch = new Memtable.Scratch(); // here: nothing may fail between reserve and write
         long lsn;
+        long safe;
         ReservedRecord reserved;
         db.commitLock.lockForAppend();
         try {
@@ -278,6 +279,7 @@ final class WritePath {
             lsn = reserved.lsn();
             loggedSinceCheck += record.length;
             db.inserts.begin(ticket, lsn, durability instanceof Durability.Sync, treeIds);
+            safe = db.reads.advance(db.visibleSequence); // for the inserts' drop of hidden versions (Memtable#add)
         } finally {
             db.commitLock.unlock();
         }
@@ -294,7 +296,7 @@ final class WritePath {
         long added = 0;
         try {
             for (int i = 0; i < mems.length; i++) {
-                mems[i].add(placed[i], lsn, scratch);
+                mems[i].add(placed[i], lsn, scratch, safe, db.snapshots);
                 mems[i].markLogged();
                 added += placed[i].bytes;
             }

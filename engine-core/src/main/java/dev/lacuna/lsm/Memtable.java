@@ -245,6 +245,11 @@ final class Memtable {
      * inserts and readers ({@link ArenaSkipList#removeAfter}); a reader standing on a removed node reads it and walks on.
      * Allocates nothing: the key searched with is {@code internalKey}, its trailer set to the removed version's and
      * put back.
+     *
+     * <p>For logged writes only: a version at or below {@code safe} must have been in the list before every read in
+     * flight began, which the log's order of publication gives ({@link InsertOrder}) and an unlogged apply, at
+     * sequences already visible, does not. A forward cursor resting on a removed node walks on by its link as it
+     * was when the node was removed; a version linked since, behind a node removed in turn, it would never reach.
      */
     private void dropHidden(long node, byte[] internalKey, long safe, Snapshots snapshots, Scratch scratch) {
         // The hiding put: the newest older version at or below safe. Those above it stay (a read may not see them yet).
@@ -257,11 +262,11 @@ final class Memtable {
                 return; // the key's first version here (the common case of a key written once), or few are safe yet
             }
             newerTrailer = entries.trailer(newer);
+            if ((newerTrailer & 0xff) != InternalKey.KIND_PUT) {
+                return; // a deletion: it and every version under it stay (review of ef43bf8)
+            }
         } while (newerTrailer >>> 8 > safe);
         long newerSequence = newerTrailer >>> 8;
-        if ((newerTrailer & 0xff) != InternalKey.KIND_PUT) {
-            return;
-        }
         int trailerAt = internalKey.length - InternalKey.TRAILER_SIZE;
         long own = (long) BIG_ENDIAN_LONG.get(internalKey, trailerAt);
         try {

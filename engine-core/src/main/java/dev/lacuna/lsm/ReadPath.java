@@ -41,7 +41,8 @@ final class ReadPath {
     /**
      * The value of {@code key} at {@code sequence}, which may be past the visible sequence (a writer's read of
      * writes logged but not yet durable). Needs no read tracking: a memtable purge only drops put/delete pairs
-     * below the visible sequence, which such a read sees deleted either way.
+     * below the visible sequence, which such a read sees deleted either way, and a memtable drops hidden versions of
+     * a key only at a write of that key ({@link Memtable#add}), which the caller's lock on the key holds off.
      */
     byte[] getAt(byte[] key, long sequence) {
         return get(db.trees[db.treeOf(key)], key, sequence);

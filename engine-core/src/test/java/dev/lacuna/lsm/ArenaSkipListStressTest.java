@@ -56,7 +56,7 @@ class ArenaSkipListStressTest {
             writers.add(new Thread(() -> {
                 Random random = new Random(100 + id);
                 long[] mine = new long[8];
-                await(start);
+                StressThreads.await(start);
                 for (int i = 0; i < 150_000 && failure.get() == null; i++) {
                     int pos;
                     do {
@@ -76,7 +76,7 @@ class ArenaSkipListStressTest {
         // Replacer: equal keys, one thread per key as a batch writing a key twice.
         writers.add(new Thread(() -> {
             Random random = new Random(7);
-            await(start);
+            StressThreads.await(start);
             for (long v = 1; v <= 150_000 && failure.get() == null; v++) {
                 int pos = 5 + 10 * random.nextInt(stableCount);
                 list.insert(key(pos, 1), ByteBuffer.allocate(8).putLong(v).array());
@@ -89,7 +89,7 @@ class ArenaSkipListStressTest {
             readers.add(new Thread(() -> {
                 Random random = new Random(200 + id);
                 long[] seen = new long[stableCount];
-                await(start);
+                StressThreads.await(start);
                 try {
                     while (running.get() && failure.get() == null) {
                         int mode = random.nextInt(20);
@@ -196,7 +196,7 @@ class ArenaSkipListStressTest {
             int id = w;
             writers.add(new Thread(() -> {
                 Random random = new Random(id);
-                await(start);
+                StressThreads.await(start);
                 for (int i = 0; i < 400 && failure.get() == null; i++) {
                     int size = random.nextInt(3) == 0 ? sizes[random.nextInt(sizes.length)] : random.nextInt(300);
                     byte[] k = key(i * 2 + id, size);
@@ -205,7 +205,7 @@ class ArenaSkipListStressTest {
             }));
         }
         Thread reader = new Thread(() -> {
-            await(start);
+            StressThreads.await(start);
             try {
                 while (running.get() && failure.get() == null) {
                     for (long n = list.first(); n != ArenaSkipList.NIL; n = list.next(n)) {
@@ -276,7 +276,7 @@ class ArenaSkipListStressTest {
                 threads.add(new Thread(() -> {
                     Random random = new Random(r * 10 + id);
                     java.util.ArrayDeque<long[]> mine = new java.util.ArrayDeque<>();
-                    await(start);
+                    StressThreads.await(start);
                     for (int i = 0; i < 20_000; i++) {
                         byte[] k = key(random.nextInt(6) * 10, 1000 + 2L * i + id);
                         long node = list.insert(k, k);
@@ -294,7 +294,7 @@ class ArenaSkipListStressTest {
                 }));
             }
             threads.add(new Thread(() -> {
-                await(start);
+                StressThreads.await(start);
                 for (int i = 0; i < 20_000; i++) {
                     byte[] k = key(5 + 10 * (i % 6), 1);
                     list.insert(k, k);
@@ -303,14 +303,7 @@ class ArenaSkipListStressTest {
                     live.add(Arrays.toString(key(5 + 10 * p, 1)));
                 }
             }));
-            threads.forEach(Thread::start);
-            start.countDown();
-            for (Thread t : threads) {
-                t.join();
-            }
-            if (failure.get() != null) {
-                throw new AssertionError(failure.get());
-            }
+            StressThreads.runAll(threads, start, failure);
             Levels.verify(list, live);
         }
     }
@@ -391,14 +384,6 @@ class ArenaSkipListStressTest {
     private static void check(boolean ok, String what) {
         if (!ok) {
             throw new AssertionError(what);
-        }
-    }
-
-    private static void await(CountDownLatch latch) {
-        try {
-            latch.await();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
         }
     }
 }

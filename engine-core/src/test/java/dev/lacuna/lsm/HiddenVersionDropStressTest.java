@@ -62,7 +62,7 @@ class HiddenVersionDropStressTest {
             threads.add(new Thread(() -> {
                 Random random = new Random(id);
                 Memtable.Scratch own = new Memtable.Scratch();
-                await(start);
+                StressThreads.await(start);
                 try {
                     while (written.incrementAndGet() <= KEYS + WRITES && failure.get() == null) {
                         write(random.nextInt(KEYS), own);
@@ -78,7 +78,7 @@ class HiddenVersionDropStressTest {
             int mode = r;
             threads.add(new Thread(() -> {
                 Random random = new Random(100 + mode);
-                await(start);
+                StressThreads.await(start);
                 try {
                     while (writing.get() && failure.get() == null) {
                         // Paced by the writes, not flat out: three readers spinning on two processors starve them.
@@ -102,14 +102,7 @@ class HiddenVersionDropStressTest {
                 }
             }));
         }
-        threads.forEach(Thread::start);
-        start.countDown();
-        for (Thread t : threads) {
-            t.join();
-        }
-        if (failure.get() != null) {
-            throw new AssertionError(failure.get());
-        }
+        StressThreads.runAll(threads, start, failure);
         System.out.printf("hidden version drops: %d writes, %d reads checked, %d versions dropped, %d held%n",
                 WRITES, reads.get(), mem.hiddenDropped(), mem.size());
         assertThat(mem.hiddenDropped()).as("versions dropped").isGreaterThan(WRITES / 2);
@@ -257,13 +250,5 @@ class HiddenVersionDropStressTest {
             }
         }
         return out.toString();
-    }
-
-    private static void await(CountDownLatch latch) {
-        try {
-            latch.await();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
     }
 }

@@ -50,7 +50,7 @@ class MemtablePurgeStressTest {
             int id = w;
             threads.add(new Thread(() -> {
                 Random random = new Random(id);
-                await(start);
+                StressThreads.await(start);
                 while (running.get()) {
                     // Noise right after a q key near the purger's, so that the pairs' neighbours change.
                     long near = Math.max(0, deletedUpTo.get() + random.nextInt(2 * BATCH) - BATCH);
@@ -66,7 +66,7 @@ class MemtablePurgeStressTest {
             }));
         }
         Thread purger = new Thread(() -> {
-            await(start);
+            StressThreads.await(start);
             try {
                 for (int first = 0; first < KEYS && failure.get() == null; first += BATCH) {
                     byte[][] puts = new byte[BATCH][];
@@ -103,7 +103,7 @@ class MemtablePurgeStressTest {
             int mode = r;
             threads.add(new Thread(() -> {
                 Random random = new Random(50 + mode);
-                await(start);
+                StressThreads.await(start);
                 try {
                     while (running.get() && failure.get() == null) {
                         if (mode == 0) {
@@ -124,14 +124,7 @@ class MemtablePurgeStressTest {
                 }
             }));
         }
-        threads.forEach(Thread::start);
-        start.countDown();
-        for (Thread t : threads) {
-            t.join();
-        }
-        if (failure.get() != null) {
-            throw new AssertionError(failure.get());
-        }
+        StressThreads.runAll(threads, start, failure);
         mem.purge(Long.MAX_VALUE, snapshots); // those a reverse scan held back
         try (InternalIterator it = mem.iterator()) {
             for (it.seekToFirst(); it.valid(); it.next()) {
@@ -206,14 +199,6 @@ class MemtablePurgeStressTest {
         }
         if (mem.solePut(user(i)) != null) {
             throw new AssertionError("solePut: the put of deleted key " + i + " alone");
-        }
-    }
-
-    private static void await(CountDownLatch latch) {
-        try {
-            latch.await();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
         }
     }
 }

@@ -153,7 +153,7 @@ final class ArenaSkipList {
         byte[] c = chunk(node);
         int at = offset(node);
         long header = (long) LONG.get(c, at);
-        int keyEnd = at + HEADER + 8 * (int) (header >>> 58) + keyLengthIn(header);
+        int keyEnd = keyStart(at, header) + keyLengthIn(header);
         System.arraycopy(key, key.length - count, c, keyEnd - count, count);
     }
 
@@ -411,7 +411,7 @@ final class ArenaSkipList {
         byte[] c = chunk(node);
         int at = offset(node);
         long header = (long) LONG.get(c, at);
-        int keyAt = at + HEADER + 8 * (int) (header >>> 58);
+        int keyAt = keyStart(at, header);
         return InternalKey.compare(c, keyAt, keyLengthIn(header), key, 0, key.length);
     }
 
@@ -423,7 +423,7 @@ final class ArenaSkipList {
         byte[] c = chunk(node);
         int at = offset(node);
         long header = (long) LONG.get(c, at);
-        int keyAt = at + HEADER + 8 * (int) (header >>> 58);
+        int keyAt = keyStart(at, header);
         return Arrays.compareUnsigned(c, keyAt, keyAt + keyLengthIn(header) - InternalKey.TRAILER_SIZE, userKey, 0,
                 userKey.length);
     }
@@ -436,7 +436,7 @@ final class ArenaSkipList {
         byte[] c = chunk(node);
         int at = offset(node);
         long header = (long) LONG.get(c, at);
-        return (long) BIG_ENDIAN_LONG.get(c, at + HEADER + 8 * (int) (header >>> 58) + keyLengthIn(header)
+        return (long) BIG_ENDIAN_LONG.get(c, keyStart(at, header) + keyLengthIn(header)
                 - InternalKey.TRAILER_SIZE);
     }
 
@@ -445,7 +445,7 @@ final class ArenaSkipList {
         byte[] c = chunk(node);
         int at = offset(node);
         long header = (long) LONG.get(c, at);
-        int keyAt = at + HEADER + 8 * (int) (header >>> 58);
+        int keyAt = keyStart(at, header);
         return Arrays.equals(c, keyAt, keyAt + keyLengthIn(header) - InternalKey.TRAILER_SIZE, internalKey, 0,
                 internalKey.length - InternalKey.TRAILER_SIZE);
     }
@@ -455,7 +455,7 @@ final class ArenaSkipList {
         byte[] c = chunk(node);
         int at = offset(node);
         long header = (long) LONG.get(c, at);
-        return c[at + HEADER + 8 * (int) (header >>> 58) + keyLengthIn(header) - 1] & 0xff;
+        return c[keyStart(at, header) + keyLengthIn(header) - 1] & 0xff;
     }
 
     /** The key of {@code node}, copied. */
@@ -475,7 +475,7 @@ final class ArenaSkipList {
         byte[] c = chunk(node);
         int at = offset(node);
         long header = (long) LONG.get(c, at);
-        System.arraycopy(c, at + HEADER + 8 * (int) (header >>> 58), out, 0, keyLengthIn(header));
+        System.arraycopy(c, keyStart(at, header), out, 0, keyLengthIn(header));
     }
 
     /** The value of {@code node}, copied. */
@@ -483,10 +483,15 @@ final class ArenaSkipList {
         byte[] c = chunk(node);
         int at = offset(node);
         long header = (long) LONG.get(c, at);
-        int valueAt = at + HEADER + 8 * (int) (header >>> 58) + keyLengthIn(header);
+        int valueAt = keyStart(at, header) + keyLengthIn(header);
         byte[] out = new byte[(int) header];
         System.arraycopy(c, valueAt, out, 0, out.length);
         return out;
+    }
+
+    /** Where the key of the node at {@code at} whose header is {@code header} begins in its chunk. */
+    private static int keyStart(int at, long header) {
+        return at + HEADER + 8 * (int) (header >>> 58);
     }
 
     private static int keyLengthIn(long header) {

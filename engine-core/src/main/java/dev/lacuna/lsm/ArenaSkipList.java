@@ -214,7 +214,7 @@ final class ArenaSkipList {
     }
 
     /** {@link #remove(long)} of a node whose key equals {@code key}, searching with {@code preds} and {@code succs}. */
-    private boolean remove(long node, byte[] key, long[] preds, long[] succs) {
+    boolean remove(long node, byte[] key, long[] preds, long[] succs) {
         if (!mark(node)) {
             return false;
         }
@@ -403,6 +403,22 @@ final class ArenaSkipList {
     /** The node whose key equals {@code key} and is not deleted, or {@link #NIL}. */
     long find(byte[] key) {
         long node = seekAtLeast(key);
+        return node != NIL && compareKey(node, key) == 0 ? node : NIL;
+    }
+
+    /**
+     * {@link #find(byte[])}, also telling in {@code before[0]} the node the search found linked to it at level 0 (the
+     * head included), for {@link #removeAfter}; {@link #NIL} there if the search passed a deleted node on the way.
+     */
+    long find(byte[] key, long[] before) {
+        long x = descend(key, false, false);
+        long next = link(x, 0) & ~MARK;
+        while (next != NIL && compareKey(next, key) < 0) {
+            x = next;
+            next = link(x, 0) & ~MARK;
+        }
+        long node = live(next);
+        before[0] = node == next ? x : NIL;
         return node != NIL && compareKey(node, key) == 0 ? node : NIL;
     }
 

@@ -49,10 +49,17 @@ class ArenaSkipListTest {
                 list.insert(k, value); // an equal key: the new value wins
                 model.put(k, value);
             } else if (op < 7) {
-                long node = list.find(k);
+                long[] before = new long[ArenaSkipList.MAX_HEIGHT];
+                long[] succs = new long[ArenaSkipList.MAX_HEIGHT];
+                long node = list.find(k, before);
+                assertThat(node).isEqualTo(list.find(k));
                 assertThat(node != ArenaSkipList.NIL).isEqualTo(model.containsKey(k));
                 if (node != ArenaSkipList.NIL) {
-                    assertThat(random.nextBoolean() ? list.remove(node) : list.remove(node, k)).isTrue();
+                    int how = random.nextInt(3);
+                    boolean removed = how == 0 ? list.remove(node) : how == 1 ? list.remove(node, k)
+                            : before[0] != ArenaSkipList.NIL ? list.removeAfter(before[0], node, k, before, succs)
+                            : list.remove(node, k, before, succs); // the node the search found before it, or none
+                    assertThat(removed).isTrue();
                     assertThat(list.remove(node)).as("removed twice").isFalse();
                     model.remove(k);
                 }
@@ -65,6 +72,8 @@ class ArenaSkipListTest {
                     assertThat(Integer.signum(list.compareUserKey(node, user)))
                             .isEqualTo(Integer.signum(InternalKey.compareUserKey(copy, user)));
                     assertThat(list.kind(node)).isEqualTo(InternalKey.kind(copy));
+                    assertThat(list.trailer(node) >>> 8).isEqualTo(InternalKey.sequence(copy));
+                    assertThat(list.sameUserKey(node, k)).isEqualTo(InternalKey.sameUserKey(copy, k));
                 }
             } else if (op < 9) {
                 boolean orEqual = random.nextBoolean();

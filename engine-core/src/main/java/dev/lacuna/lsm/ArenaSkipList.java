@@ -408,7 +408,8 @@ final class ArenaSkipList {
 
     /**
      * {@link #find(byte[])}, also telling in {@code before[0]} the node the search found linked to it at level 0 (the
-     * head included), for {@link #removeAfter}; {@link #NIL} there if the search passed a deleted node on the way.
+     * head included), for {@link #removeAfter}; {@link #NIL} there if it found deleted nodes between the two. That node
+     * may be deleted itself, or no longer linked to it, by the time it is used: removeAfter then searches.
      */
     long find(byte[] key, long[] before) {
         long x = descend(key, false, false);

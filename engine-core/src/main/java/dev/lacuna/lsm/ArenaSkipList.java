@@ -208,12 +208,10 @@ final class ArenaSkipList {
         return remove(node, key(node), new long[MAX_HEIGHT], new long[MAX_HEIGHT]);
     }
 
-    /** {@link #remove(long)} of a node whose key the caller holds ({@code key}): nothing is copied. */
-    boolean remove(long node, byte[] key) {
-        return remove(node, key, new long[MAX_HEIGHT], new long[MAX_HEIGHT]);
-    }
-
-    /** {@link #remove(long)} of a node whose key equals {@code key}, searching with {@code preds} and {@code succs}. */
+    /**
+     * {@link #remove(long)} of a node whose key equals {@code key} (the caller's: nothing is copied), searching with
+     * {@code preds} and {@code succs}.
+     */
     boolean remove(long node, byte[] key, long[] preds, long[] succs) {
         if (!mark(node)) {
             return false;

@@ -173,10 +173,10 @@ final class WritePath {
             // An unlogged apply drops no hidden version: its entries go in at sequences already visible, so a version
             // at or below the safe sequence may have been inserted after a read began, and a cursor resting on a node
             // removed before it was linked walks past it (review of ef43bf8, HiddenDropUnloggedCursorReviewTest).
-            long safe = record == null ? 0 : db.reads.safe();
+            long dropBelow = record == null ? 0 : db.reads.safe();
             for (int i = 0; i < treeIds.length; i++) {
                 Memtable mem = db.trees[treeIds[i]].mem();
-                mem.add(placed[i], lsn, scratch, safe, db.snapshots);
+                mem.add(placed[i], lsn, scratch, dropBelow, db.snapshots);
                 if (record != null) {
                     mem.markLogged();
                 }
@@ -192,7 +192,7 @@ final class WritePath {
             if (record != null) {
                 db.visibility.logged(lsn, durability instanceof Durability.Sync);
             }
-            safe = db.reads.advance(db.visibleSequence);
+            long safe = db.reads.advance(db.visibleSequence);
             for (int id : treeIds) {
                 db.trees[id].mem().purge(safe, db.snapshots);
             }

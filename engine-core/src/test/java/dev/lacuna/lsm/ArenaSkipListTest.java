@@ -56,9 +56,9 @@ class ArenaSkipListTest {
                 assertThat(node != ArenaSkipList.NIL).isEqualTo(model.containsKey(k));
                 if (node != ArenaSkipList.NIL) {
                     int how = random.nextInt(3);
-                    boolean removed = how == 0 ? list.remove(node) : how == 1 ? list.remove(node, k)
+                    boolean removed = how == 0 ? list.remove(node) : how == 1 ? list.remove(node, k, before, succs)
                             : before[0] != ArenaSkipList.NIL ? list.removeAfter(before[0], node, k, before, succs)
-                            : list.remove(node, k, before, succs); // the node the search found before it, or none
+                            : list.remove(node); // the search found no node linked to it
                     assertThat(removed).isTrue();
                     assertThat(list.remove(node)).as("removed twice").isFalse();
                     model.remove(k);

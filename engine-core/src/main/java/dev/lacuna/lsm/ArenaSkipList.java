@@ -122,6 +122,28 @@ final class ArenaSkipList {
     }
 
     /**
+     * {@link #place(byte[], byte[])} for the internal key of {@code userKey} with {@code trailer} (its sequence shifted
+     * left by 8, or-ed with its kind), written into the node without an array of its own: recovery places each write
+     * it decodes straight into the memory its memtable will keep, from several threads at once.
+     */
+    long place(byte[] userKey, long trailer, byte[] value) {
+        int keyLength = userKey.length + InternalKey.TRAILER_SIZE;
+        if (keyLength > MAX_KEY) {
+            throw new IllegalArgumentException("key of " + keyLength + " bytes");
+        }
+        int height = randomHeight();
+        long node = allocate(HEADER + 8 * height + keyLength + value.length);
+        byte[] c = chunk(node);
+        int at = offset(node);
+        LONG.set(c, at, ((long) height << 58) | ((long) keyLength << 32) | (value.length & 0xffffffffL));
+        int keyAt = at + HEADER + 8 * height;
+        System.arraycopy(userKey, 0, c, keyAt, userKey.length);
+        BIG_ENDIAN_LONG.set(c, keyAt + userKey.length, trailer);
+        System.arraycopy(value, 0, c, keyAt + keyLength, value.length);
+        return node;
+    }
+
+    /**
      * Gives back the room of {@code node}, {@link #place placed} and never linked, where it can: a node in a chunk of
      * its own (the chunk is dropped) or the last one allocated (the next allocation reuses its room). A commit whose
      * log write failed undoes its placements, last first, so that retried failing writes do not fill the heap.
@@ -465,6 +487,20 @@ final class ArenaSkipList {
                 internalKey.length - InternalKey.TRAILER_SIZE);
     }
 
+    /** Whether nodes {@code a} and {@code b} hold the same user key, compared in place. */
+    boolean sameUserKey(long a, long b) {
+        byte[] ca = chunk(a);
+        int atA = offset(a);
+        long headerA = (long) LONG.get(ca, atA);
+        int keyA = keyStart(atA, headerA);
+        byte[] cb = chunk(b);
+        int atB = offset(b);
+        long headerB = (long) LONG.get(cb, atB);
+        int keyB = keyStart(atB, headerB);
+        return Arrays.equals(ca, keyA, keyA + keyLengthIn(headerA) - InternalKey.TRAILER_SIZE, cb, keyB,
+                keyB + keyLengthIn(headerB) - InternalKey.TRAILER_SIZE);
+    }
+
     /** The kind of {@code node}'s internal key ({@link InternalKey#kind}), without copying the key. */
     int kind(long node) {
         byte[] c = chunk(node);
@@ -491,6 +527,25 @@ final class ArenaSkipList {
         int at = offset(node);
         long header = (long) LONG.get(c, at);
         System.arraycopy(c, keyStart(at, header), out, 0, keyLengthIn(header));
+    }
+
+    /** The length of {@code node}'s value. */
+    int valueLength(long node) {
+        return (int) (long) LONG.get(chunk(node), offset(node));
+    }
+
+    /**
+     * The array holding {@code node}'s key, which starts at {@link #keyOffset} and is {@link #keyLength} bytes long:
+     * recovery's sort reads keys where they lie ({@link InternalKeySort}).
+     */
+    byte[] keyChunk(long node) {
+        return chunk(node);
+    }
+
+    /** Where {@code node}'s key starts in {@link #keyChunk}. */
+    int keyOffset(long node) {
+        int at = offset(node);
+        return keyStart(at, (long) LONG.get(chunk(node), at));
     }
 
     /** The value of {@code node}, copied. */
@@ -583,32 +638,21 @@ final class ArenaSkipList {
     }
 
     /**
-     * A list of the given entries, built in one pass: {@code order} lists the indexes of {@code keys} in
-     * {@link InternalKey#COMPARATOR} order, no two equal. For a list not yet shared (its publication orders it).
-     */
-    static ArenaSkipList sorted(byte[][] keys, byte[][] values, int[] order) {
-        Builder builder = new Builder();
-        for (int i : order) {
-            builder.append(keys[i], values[i]);
-        }
-        return builder.build();
-    }
-
-    /**
-     * Builds a list from entries given in {@link InternalKey#COMPARATOR} order, no two equal, each linked after the
-     * last at every level of its height: linear, no key compared. Recovery's bulk build walks its entries once,
-     * counting what it needs while each key is in the cache, and appends it here.
+     * Links nodes {@link #place placed} in this list, not yet linked, given in {@link InternalKey#COMPARATOR} order,
+     * no two equal: each after the last at every level of its height, linear, no key compared. Recovery places the
+     * writes it decodes, sorts their nodes and links them here. For a list not yet shared (its publication orders
+     * the plain writes before any reader's).
      */
     static final class Builder {
-        private final ArenaSkipList list = new ArenaSkipList();
+        private final ArenaSkipList list;
         private final long[] last = new long[MAX_HEIGHT];
 
-        Builder() {
+        Builder(ArenaSkipList list) {
+            this.list = list;
             java.util.Arrays.fill(last, HEAD);
         }
 
-        void append(byte[] key, byte[] value) {
-            long node = list.place(key, value);
+        void append(long node) {
             int height = list.height(node);
             for (int level = 0; level < height; level++) {
                 list.setLink(last[level], level, node);

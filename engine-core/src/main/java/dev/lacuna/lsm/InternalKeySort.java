@@ -4,12 +4,13 @@ import dev.lacuna.base.InternalKey;
 import java.util.Arrays;
 
 /**
- * Orders recovery's internal keys ({@link InternalKey#COMPARATOR}) without a general comparison sort: a sort of
- * objects through a comparator, each step a call and two cache misses into the keys, took a quarter of an open.
- * Each key is summed up by the eight bytes of its user key that follow the prefix every key shares (zero past its
- * end), which order as the keys do wherever they differ; those longs are radix-sorted, and only keys whose eight
- * bytes are equal (versions of one key, or keys longer than the shared prefix plus eight that agree that far) are
- * compared in full. Not thread-safe; one instance per sort.
+ * Orders recovery's writes, nodes placed in a memtable's arena ({@link ArenaSkipList#place}) and not linked yet, by
+ * their internal keys ({@link InternalKey#COMPARATOR}) without a general comparison sort: a sort of objects through a
+ * comparator, each step a call and two cache misses into the keys, took a quarter of an open. Each key is summed up
+ * by the eight bytes of its user key that follow the prefix every key shares (zero past its end), which order as the
+ * keys do wherever they differ; those longs are radix-sorted, and only keys whose eight bytes are equal (versions of
+ * one key, or keys longer than the shared prefix plus eight that agree that far) are compared in full. Keys are read
+ * where they lie in the arena. Not thread-safe; one instance per sort.
  */
 final class InternalKeySort {
     /** Radix digits of 16 bits: four passes over a long, each skipped where every key has the same digit. */
@@ -20,37 +21,40 @@ final class InternalKeySort {
     /** Fewer keys than this are sorted by comparison: clearing the radix buckets would cost more. */
     private static final int SMALL = 256;
 
-    private InternalKeySort() {
+    private final ArenaSkipList list;
+
+    private InternalKeySort(ArenaSkipList list) {
+        this.list = list;
     }
 
     /**
-     * The order of some keys.
+     * The order of some nodes.
      *
-     * @param order              indexes into the keys, from the smallest key to the largest; keys that compare equal
-     *                           keep their order of the input
+     * @param order               the nodes, from the smallest key to the largest; nodes whose keys compare equal keep
+     *                            their order of the input
      * @param keyAndSequenceTwice whether two keys share a user key and a sequence (several writes of one key in one
-     *                           log record, which this engine does not write)
+     *                            log record, which this engine does not write)
      */
-    record Result(int[] order, boolean keyAndSequenceTwice) {
+    record Result(long[] order, boolean keyAndSequenceTwice) {
     }
 
-    /** Orders {@code keys[0, count)}. */
-    static Result order(byte[][] keys, int count) {
-        int[] index = new int[count];
+    /** Orders {@code nodes[0, count)}, nodes of {@code list}; {@code nodes} is left as it was. */
+    static Result order(ArenaSkipList list, long[] nodes, int count) {
+        return new InternalKeySort(list).order(nodes, count);
+    }
+
+    private Result order(long[] nodes, int count) {
+        long[] sorted = Arrays.copyOf(nodes, count);
         if (count < SMALL) {
-            for (int i = 0; i < count; i++) {
-                index[i] = i;
-            }
-            sortTies(keys, index, 0, count);
-            return new Result(index, keyAndSequenceTwice(keys, index, 0, count));
+            sortTies(sorted, 0, count);
+            return new Result(sorted, keyAndSequenceTwice(sorted, 0, count));
         }
-        int shared = sharedPrefix(keys, count);
+        int shared = sharedPrefix(sorted, count);
         long[] summary = new long[count];
         for (int i = 0; i < count; i++) {
-            summary[i] = summary(keys[i], shared);
-            index[i] = i;
+            summary[i] = summary(sorted[i], shared);
         }
-        radixSort(summary, index, count);
+        radixSort(summary, sorted, count);
         boolean twice = false;
         for (int from = 0; from < count; ) {
             int to = from + 1;
@@ -58,36 +62,41 @@ final class InternalKeySort {
                 to++;
             }
             if (to - from > 1) { // keys of equal user keys tie: only here can a user key and sequence repeat
-                sortTies(keys, index, from, to);
-                twice = twice || keyAndSequenceTwice(keys, index, from, to);
+                sortTies(sorted, from, to);
+                twice = twice || keyAndSequenceTwice(sorted, from, to);
             }
             from = to;
         }
-        return new Result(index, twice);
+        return new Result(sorted, twice);
     }
 
-    /** Whether two neighbours of {@code index[from, to)}, in key order, share a user key and a sequence. */
-    private static boolean keyAndSequenceTwice(byte[][] keys, int[] index, int from, int to) {
+    /** Whether two neighbours of {@code nodes[from, to)}, in key order, share a user key and a sequence. */
+    private boolean keyAndSequenceTwice(long[] nodes, int from, int to) {
         for (int i = from + 1; i < to; i++) {
-            byte[] a = keys[index[i - 1]];
-            byte[] b = keys[index[i]];
-            if (InternalKey.sameUserKey(a, b) && InternalKey.sequence(a) == InternalKey.sequence(b)) {
+            if (list.trailer(nodes[i - 1]) >>> 8 == list.trailer(nodes[i]) >>> 8
+                    && list.sameUserKey(nodes[i - 1], nodes[i])) {
                 return true;
             }
         }
         return false;
     }
 
+    private int userKeyLength(long node) {
+        return list.keyLength(node) - InternalKey.TRAILER_SIZE;
+    }
+
     /** Bytes every user key starts with (no more than the shortest user key). */
-    private static int sharedPrefix(byte[][] keys, int count) {
+    private int sharedPrefix(long[] nodes, int count) {
         if (count == 0) {
             return 0;
         }
-        byte[] first = keys[0];
-        int shared = InternalKey.userKeyLength(first);
+        byte[] first = list.keyChunk(nodes[0]);
+        int firstAt = list.keyOffset(nodes[0]);
+        int shared = userKeyLength(nodes[0]);
         for (int i = 1; i < count && shared > 0; i++) {
-            byte[] k = keys[i];
-            int m = Arrays.mismatch(first, 0, shared, k, 0, Math.min(shared, InternalKey.userKeyLength(k)));
+            int at = list.keyOffset(nodes[i]);
+            int m = Arrays.mismatch(first, firstAt, firstAt + shared, list.keyChunk(nodes[i]), at,
+                    at + Math.min(shared, userKeyLength(nodes[i])));
             if (m >= 0) {
                 shared = m;
             }
@@ -101,24 +110,26 @@ final class InternalKeySort {
      * (and it decides), or one has ended (the shorter key is a prefix of the other, and the smaller); the zero
      * padding can make a summary tie keys that differ, never reverse them.
      */
-    private static long summary(byte[] key, int from) {
-        int end = InternalKey.userKeyLength(key);
+    private long summary(long node, int from) {
+        byte[] c = list.keyChunk(node);
+        int at = list.keyOffset(node);
+        int end = userKeyLength(node);
         long s = 0;
         for (int i = from; i < from + 8; i++) {
-            s = s << 8 | (i < end ? key[i] & 0xFF : 0);
+            s = s << 8 | (i < end ? c[at + i] & 0xFF : 0);
         }
         return s;
     }
 
-    /** Least-significant-digit radix sort of {@code summary} (unsigned), carrying {@code index}; stable. */
-    private static void radixSort(long[] summary, int[] index, int count) {
+    /** Least-significant-digit radix sort of {@code summary} (unsigned), carrying {@code nodes}; stable. */
+    private static void radixSort(long[] summary, long[] nodes, int count) {
         long[] summaryTmp = new long[count];
-        int[] indexTmp = new int[count];
+        long[] nodesTmp = new long[count];
         int[] buckets = new int[BUCKETS];
         long[] s = summary;
-        int[] x = index;
+        long[] x = nodes;
         long[] sOut = summaryTmp;
-        int[] xOut = indexTmp;
+        long[] xOut = nodesTmp;
         for (int shift = 0; shift < Long.SIZE; shift += DIGIT_BITS) {
             Arrays.fill(buckets, 0);
             for (int i = 0; i < count; i++) {
@@ -141,37 +152,42 @@ final class InternalKeySort {
             long[] ts = s;
             s = sOut;
             sOut = ts;
-            int[] tx = x;
+            long[] tx = x;
             x = xOut;
             xOut = tx;
         }
         if (s != summary) {
             System.arraycopy(s, 0, summary, 0, count);
-            System.arraycopy(x, 0, index, 0, count);
+            System.arraycopy(x, 0, nodes, 0, count);
         }
     }
 
-    /** Puts {@code index[from, to)}, whose summaries tie, in key order; stable. */
-    private static void sortTies(byte[][] keys, int[] index, int from, int to) {
+    /** Puts {@code nodes[from, to)}, whose summaries tie, in key order; stable. */
+    private void sortTies(long[] nodes, int from, int to) {
         if (to - from <= INSERTION_LIMIT) {
             for (int i = from + 1; i < to; i++) {
-                int v = index[i];
+                long v = nodes[i];
                 int j = i - 1;
-                while (j >= from && InternalKey.compare(keys[index[j]], keys[v]) > 0) {
-                    index[j + 1] = index[j];
+                while (j >= from && compare(nodes[j], v) > 0) {
+                    nodes[j + 1] = nodes[j];
                     j--;
                 }
-                index[j + 1] = v;
+                nodes[j + 1] = v;
             }
             return;
         }
-        Integer[] run = new Integer[to - from];
+        Long[] run = new Long[to - from];
         for (int i = from; i < to; i++) {
-            run[i - from] = index[i];
+            run[i - from] = nodes[i];
         }
-        Arrays.sort(run, (a, b) -> InternalKey.compare(keys[a], keys[b])); // stable (TimSort)
+        Arrays.sort(run, this::compare); // stable (TimSort)
         for (int i = from; i < to; i++) {
-            index[i] = run[i - from];
+            nodes[i] = run[i - from];
         }
+    }
+
+    private int compare(long a, long b) {
+        return InternalKey.compare(list.keyChunk(a), list.keyOffset(a), list.keyLength(a), list.keyChunk(b),
+                list.keyOffset(b), list.keyLength(b));
     }
 }

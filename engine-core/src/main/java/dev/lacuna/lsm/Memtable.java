@@ -308,46 +308,40 @@ final class Memtable {
 
     /**
      * Recovery's bulk build ({@link Replay}): a memtable as an empty one would be after {@link #add} of each entry in
-     * sequence order, at a fraction of the cost: the skip list is built from the entries in key order in one pass
-     * ({@link ArenaSkipList.Builder}, linear, no key compared), where
-     * adding them one by one, even in key order, searched the list for each (a fifth of an open's time).
-     * {@code order} lists the indexes of {@code keys} in {@link InternalKey#COMPARATOR} order; no two keys may share
+     * sequence order, at a fraction of the cost. Recovery places each write it decodes in {@code list} as a node
+     * ({@link ArenaSkipList#place(byte[], long, byte[])}) and sorts the nodes ({@link InternalKeySort}); here they are
+     * linked in key order in one pass ({@link ArenaSkipList.Builder}, linear, no key compared), where adding them one
+     * by one, even in key order, searched the list for each (a fifth of an open's time). The writes are held once, in
+     * the memory the memtable keeps, and the collector has no object per write to copy while the log is read.
+     * {@code sorted} lists every node placed in {@code list} in {@link InternalKey#COMPARATOR} order; no two may share
      * a user key and a sequence (what {@link #add} would then count depends on the order within a batch: the caller
-     * adds those one by one). Consumes the arrays: each slot is cleared once its entry is copied, so that recovery
-     * holds an entry once while it builds (the log's decoded copy can be collected as the memtable's is made), not
-     * twice, which would need twice the unflushed log's size in heap to open a store.
+     * adds those one by one).
      */
-    static Memtable recovered(byte[][] keys, byte[][] values, int[] order) {
-        ArenaSkipList.Builder entries = new ArenaSkipList.Builder();
+    static Memtable recovered(ArenaSkipList list, long[] sorted) {
+        ArenaSkipList.Builder entries = new ArenaSkipList.Builder(list);
         int deadPairs = 0;
         long added = 0;
         long deletions = 0;
         long min = Long.MAX_VALUE;
         long max = 0;
-        int count = order.length;
-        // One pass in key order (the arrays are reached at random): each key is counted while the copy has it in
-        // the cache.
+        int count = sorted.length;
         for (int i = 0; i < count; i++) {
-            byte[] key = keys[order[i]];
-            byte[] value = values[order[i]];
-            entries.append(key, value);
-            if (InternalKey.isDeletion(key)) {
+            long node = sorted[i];
+            entries.append(node);
+            long trailer = list.trailer(node);
+            if ((int) (trailer & 0xFF) != InternalKey.KIND_PUT) {
                 deletions++;
                 // add() counts a deletion whose key's newest entry then was a put: the next entry in key order is
                 // the key's newest older one, and every older one was added before it.
-                if (i + 1 < count) {
-                    byte[] next = keys[order[i + 1]];
-                    if (InternalKey.sameUserKey(key, next) && !InternalKey.isDeletion(next)) {
-                        deadPairs++;
-                    }
+                if (i + 1 < count && list.kind(sorted[i + 1]) == InternalKey.KIND_PUT
+                        && list.sameUserKey(node, sorted[i + 1])) {
+                    deadPairs++;
                 }
             }
-            added += key.length + value.length + ENTRY_OVERHEAD;
-            long sequence = (long) BIG_ENDIAN_LONG.get(key, key.length - InternalKey.TRAILER_SIZE) >>> 8; // its trailer's
+            added += list.keyLength(node) + list.valueLength(node) + ENTRY_OVERHEAD;
+            long sequence = trailer >>> 8;
             min = Math.min(min, sequence);
             max = Math.max(max, sequence);
-            keys[order[i]] = null; // copied: see above (the next key, read above, is cleared in its own turn)
-            values[order[i]] = null;
         }
         Memtable mem = new Memtable(entries.build());
         mem.deadPairs = deadPairs;
@@ -506,7 +500,9 @@ final class Memtable {
     private Memtable carry(java.util.function.Predicate<byte[]> byNewest, boolean soleOnly) {
         Memtable young = new Memtable();
         java.util.List<byte[]> keys = new java.util.ArrayList<>();
-        java.util.List<byte[]> values = new java.util.ArrayList<>();
+        ArenaSkipList list = new ArenaSkipList();
+        long[] nodes = new long[16];
+        int placed = 0;
         boolean carrying = false;
         byte[] user = null;
         for (long node = entries.first(); node != ArenaSkipList.NIL; node = entries.next(node)) {
@@ -521,15 +517,17 @@ final class Memtable {
             }
             if (carrying) {
                 keys.add(ik);
-                values.add(entries.value(node));
+                if (placed == nodes.length) {
+                    nodes = Arrays.copyOf(nodes, placed * 2);
+                }
+                nodes[placed++] = list.place(ik, entries.value(node));
             }
         }
-        // In key order: carried() searches it. An array of its own: recovered() clears the one it is given.
+        // In key order: carried() searches it.
         byte[][] carried = soleOnly ? keys.toArray(new byte[0][]) : null;
-        if (!keys.isEmpty()) {
+        if (placed > 0) {
             // In key order already, as the walk found them: the bulk build takes them as they are.
-            young = recovered(keys.toArray(new byte[0][]), values.toArray(new byte[0][]),
-                    java.util.stream.IntStream.range(0, keys.size()).toArray());
+            young = recovered(list, Arrays.copyOf(nodes, placed));
             for (DeadPair pair : purgeable) {
                 if (young.entries.find(pair.put()) != ArenaSkipList.NIL) {
                     young.purgeable.add(pair);

@@ -116,7 +116,16 @@ class ArenaSkipListTest {
         }
         Arrays.sort(boxed, (a, b) -> InternalKey.compare(keys[a], keys[b]));
         int[] order = Arrays.stream(boxed).mapToInt(Integer::intValue).toArray();
-        ArenaSkipList built = ArenaSkipList.sorted(keys, values, order);
+        ArenaSkipList built = new ArenaSkipList();
+        long[] nodes = new long[n];
+        for (int i = 0; i < n; i++) { // placed in input order, linked in key order, as recovery does
+            nodes[i] = built.place(keys[i], values[i]);
+        }
+        ArenaSkipList.Builder builder = new ArenaSkipList.Builder(built);
+        for (int i : order) {
+            builder.append(nodes[i]);
+        }
+        builder.build();
         List<byte[]> held = keys(built);
         assertThat(held).hasSize(n);
         for (int i = 0; i < n; i++) {

@@ -8,8 +8,8 @@ import java.util.Random;
 import org.junit.jupiter.api.Test;
 
 /**
- * Recovery orders a partition's writes with {@link InternalKeySort}; its order must be exactly a stable comparison
- * sort's by {@link InternalKey#COMPARATOR}, whatever the keys: sharing long prefixes, prefixes of one another, zero
+ * Recovery orders a partition's writes, placed as nodes in an arena, with {@link InternalKeySort}; its order must be
+ * exactly a stable comparison sort's by {@link InternalKey#COMPARATOR}, whatever the keys: sharing long prefixes, prefixes of one another, zero
  * bytes where the summary pads with zeros, many versions of one key, and one key and sequence written twice.
  */
 class InternalKeySortTest {
@@ -34,10 +34,19 @@ class InternalKeySortTest {
                     twice |= InternalKey.sameUserKey(a, b) && InternalKey.sequence(a) == InternalKey.sequence(b);
                 }
 
-                InternalKeySort.Result result = InternalKeySort.order(keys, size);
+                ArenaSkipList list = new ArenaSkipList();
+                long[] nodes = new long[size + 1]; // one more than sorted: the sort takes a count
+                for (int i = 0; i < size; i++) {
+                    nodes[i] = i % 2 == 0 ? list.place(keys[i], new byte[i % 3])
+                            : list.place(InternalKey.userKey(keys[i]), InternalKey.trailer(keys[i]), new byte[0]);
+                }
+                long[] logOrder = nodes.clone();
 
-                assertThat(Arrays.stream(result.order()).boxed().toArray(Integer[]::new))
-                        .as("shape %d, %d keys", shape, size).containsExactly(expected);
+                InternalKeySort.Result result = InternalKeySort.order(list, nodes, size);
+
+                long[] expectedNodes = Arrays.stream(expected).mapToLong(i -> nodes[i]).toArray();
+                assertThat(result.order()).as("shape %d, %d keys", shape, size).containsExactly(expectedNodes);
+                assertThat(nodes).as("the input is left as it was").containsExactly(logOrder);
                 assertThat(result.keyAndSequenceTwice()).as("shape %d, %d keys", shape, size).isEqualTo(twice);
             }
         }

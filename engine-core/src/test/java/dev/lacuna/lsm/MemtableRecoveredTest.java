@@ -45,10 +45,15 @@ class MemtableRecoveredTest {
                 }
                 sequence += 1 + random.nextInt(3);
             }
-            byte[][] keyArray = keys.toArray(new byte[0][]);
-            InternalKeySort.Result order = InternalKeySort.order(keyArray, keyArray.length);
+            ArenaSkipList list = new ArenaSkipList();
+            long[] nodes = new long[keys.size()];
+            for (int i = 0; i < nodes.length; i++) { // as recovery places them: user key and trailer apart
+                nodes[i] = list.place(InternalKey.userKey(keys.get(i)), InternalKey.trailer(keys.get(i)),
+                        values.get(i));
+            }
+            InternalKeySort.Result order = InternalKeySort.order(list, nodes, nodes.length);
             assertThat(order.keyAndSequenceTwice()).isFalse();
-            Memtable sorted = Memtable.recovered(keyArray, values.toArray(new byte[0][]), order.order());
+            Memtable sorted = Memtable.recovered(list, order.order());
 
             assertThat(entries(sorted)).as("round %d entries", round).isEqualTo(entries(inLogOrder));
             assertThat(sorted.bytes()).as("round %d bytes", round).isEqualTo(inLogOrder.bytes());

@@ -7,9 +7,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Opening a store needs heap for its unflushed writes about once, not twice: recovery decodes the log's writes and
- * then copies each into a memtable's memory ({@link Memtable#recovered}); holding the decoded copies until the end
- * of the build needed twice the unflushed log's size (100 MB of unflushed writes did not open in 210 MB of heap).
+ * Opening a store needs heap for its unflushed writes about once, not twice: recovery places each write it decodes
+ * straight into its memtable's memory and links it there ({@link Memtable#recovered}); holding decoded copies until
+ * the end of the build needed twice the unflushed log's size (100 MB of unflushed writes did not open in 210 MB of
+ * heap).
  * A child JVM ({@link ReplayHeapChild}) writes 100 MB that no memtable limit flushes and halts; another opens the
  * store in 185 MB, which fits one copy and the memtable's overhead, and not two.
  */

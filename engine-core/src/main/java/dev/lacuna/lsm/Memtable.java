@@ -152,13 +152,16 @@ final class Memtable {
         final int kind;
         final long node;
         final boolean killsPut; // a deletion whose key's newest entry here is a put
+        /** A deletion's: the internal key of the put that is its key's only entry here, else null. */
+        final byte[] solePut;
         final long bytes;
 
-        private Placed(byte[] internalKey, int kind, long node, boolean killsPut, long bytes) {
+        private Placed(byte[] internalKey, int kind, long node, boolean killsPut, byte[] solePut, long bytes) {
             this.internalKey = internalKey;
             this.kind = kind;
             this.node = node;
             this.killsPut = killsPut;
+            this.solePut = solePut;
             this.bytes = bytes;
         }
     }
@@ -173,9 +176,26 @@ final class Memtable {
      */
     Placed place(byte[] userKey, int kind, byte[] value) {
         assert !frozen;
-        boolean killsPut = kind != InternalKey.KIND_PUT && newestIsPut(userKey);
         byte[] internalKey = InternalKey.encode(userKey, 0, kind);
-        return new Placed(internalKey, kind, entries.place(internalKey, value), killsPut, entryBytes(userKey, value));
+        return placed(userKey, internalKey, kind, entries.place(internalKey, value), entryBytes(userKey, value));
+    }
+
+    /** The {@link Placed} of {@code node}, placed in this memtable's list and not linked. */
+    private Placed placed(byte[] userKey, byte[] internalKey, int kind, long node, long bytes) {
+        boolean killsPut = false;
+        byte[] solePut = null;
+        if (kind != InternalKey.KIND_PUT) {
+            // One search answers both (an index's updater deletes an entry for nearly every one it writes).
+            long newest = entries.seekAtLeast(InternalKey.seekKey(userKey, InternalKey.MAX_SEQUENCE));
+            killsPut = newest != ArenaSkipList.NIL && entries.compareUserKey(newest, userKey) == 0
+                    && entries.kind(newest) == InternalKey.KIND_PUT;
+            if (killsPut) {
+                long next = entries.next(newest);
+                solePut = next != ArenaSkipList.NIL && entries.compareUserKey(next, userKey) == 0 ? null
+                        : entries.key(newest);
+            }
+        }
+        return new Placed(internalKey, kind, node, killsPut, solePut, bytes);
     }
 
     /**
@@ -354,11 +374,32 @@ final class Memtable {
     }
 
     /**
+     * Recovery's build of writes it cannot sort into one order ({@link Replay}: a log record that writes one key
+     * twice, which this engine does not write): the nodes placed in {@code list}, {@code nodes[0, count)} in log
+     * order, added one by one as {@link #add} adds them, the last write of an equal key winning. Nothing is copied
+     * but each key: the writes stay where they were placed, so the open holds them once, as the sorted build does.
+     */
+    static Memtable recoveredInLogOrder(ArenaSkipList list, long[] nodes, int count) {
+        Memtable mem = new Memtable(list);
+        Scratch scratch = new Scratch();
+        for (int i = 0; i < count; i++) {
+            long node = nodes[i];
+            byte[] internalKey = list.key(node);
+            byte[] userKey = InternalKey.userKey(internalKey);
+            int kind = InternalKey.kind(internalKey);
+            Placed entry = mem.placed(userKey, internalKey, kind, node,
+                    internalKey.length + list.valueLength(node) + ENTRY_OVERHEAD);
+            mem.add(entry, InternalKey.sequence(internalKey), scratch, 0, null);
+        }
+        return mem;
+    }
+
+    /**
      * The internal key of the put that is the only entry of {@code userKey} in this memtable, or null
      * (no entry, several, or a deletion).
      */
     byte[] solePut(byte[] userKey) {
-        // Looked at in the arena, not copied out: an index's updater asks this for every entry it deletes.
+        // Looked at in the arena, not copied out. A commit learns the same from place() (Placed.solePut).
         long node = entries.seekAtLeast(InternalKey.seekKey(userKey, InternalKey.MAX_SEQUENCE));
         if (node == ArenaSkipList.NIL || entries.compareUserKey(node, userKey) != 0
                 || entries.kind(node) != InternalKey.KIND_PUT) {
@@ -366,13 +407,6 @@ final class Memtable {
         }
         long next = entries.next(node);
         return next != ArenaSkipList.NIL && entries.compareUserKey(next, userKey) == 0 ? null : entries.key(node);
-    }
-
-    /** Whether the newest version of {@code userKey} here is a put; nothing is copied out of the arena. */
-    private boolean newestIsPut(byte[] userKey) {
-        long node = entries.seekAtLeast(InternalKey.seekKey(userKey, InternalKey.MAX_SEQUENCE));
-        return node != ArenaSkipList.NIL && entries.compareUserKey(node, userKey) == 0
-                && entries.kind(node) == InternalKey.KIND_PUT;
     }
 
     /**
@@ -516,7 +550,9 @@ final class Memtable {
                 }
             }
             if (carrying) {
-                keys.add(ik);
+                if (soleOnly) {
+                    keys.add(ik);
+                }
                 if (placed == nodes.length) {
                     nodes = Arrays.copyOf(nodes, placed * 2);
                 }

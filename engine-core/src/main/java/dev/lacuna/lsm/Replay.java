@@ -1,6 +1,5 @@
 package dev.lacuna.lsm;
 
-import dev.lacuna.base.InternalKey;
 import dev.lacuna.kv.WriteBatch;
 import dev.lacuna.storage.StorageIOException;
 import dev.lacuna.wal.WalRecord;
@@ -235,26 +234,15 @@ final class Replay {
 
     /** One tree's writes, placed in {@code list}, into its memtable; returns the bytes it grew by. */
     private static long applyTo(Tree tree, ArenaSkipList list, Writes writes) {
-        Memtable mem = tree.mem();
         int n = writes.count;
-        InternalKeySort.Result sorted = mem.isEmpty() ? InternalKeySort.order(list, writes.nodes, n) : null;
-        if (sorted == null || sorted.keyAndSequenceTwice()) {
-            // Not written by this engine (it logs one write per key per batch): add in log order, as ever, copied
-            // out of the nodes (which stay unlinked, and go with the list).
-            mem.markLogged();
-            long before = mem.bytes();
-            for (int i = 0; i < n; i++) {
-                long node = writes.nodes[i];
-                byte[] key = list.key(node);
-                byte[] userKey = Arrays.copyOf(key, key.length - InternalKey.TRAILER_SIZE);
-                mem.add(userKey, InternalKey.sequence(key), InternalKey.kind(key), list.value(node));
-            }
-            return mem.bytes() - before;
-        }
-        writes.nodes = null; // the sorted copy is all the build needs
-        Memtable recovered = Memtable.recovered(list, sorted.order());
+        InternalKeySort.Result sorted = InternalKeySort.order(list, writes.nodes, n);
+        // A record that writes one key twice (not written by this engine: it logs one write per key per batch) has
+        // no one key order for its writes: they are added in log order, as a live write adds them.
+        Memtable recovered = sorted.keyAndSequenceTwice() ? Memtable.recoveredInLogOrder(list, writes.nodes, n)
+                : Memtable.recovered(list, sorted.order());
+        writes.nodes = null;
         recovered.markLogged();
-        tree.installRecovered(recovered);
+        tree.installRecovered(recovered); // the tree's memtable is empty: a tree opens with none
         return recovered.bytes();
     }
 }

@@ -160,8 +160,14 @@ final class WritePath {
             if (record != null && !db.versions.formatCurrent()) {
                 markCurrentFormat(); // a format 1 store: the mark must be durable before this record is
             }
-            byte[][] annihilated = solePutsToAnnihilate(ops, treeIds);
             Memtable.Placed[] placed = place(ops, treeIds); // what may run out of memory, before the append
+            byte[][] annihilated;
+            try {
+                annihilated = solePutsToAnnihilate(ops, placed, treeIds);
+            } catch (RuntimeException | Error e) {
+                unplace(placed, treeIds, placed.length);
+                throw e;
+            }
             Memtable.Scratch scratch = new Memtable.Scratch();
             try {
                 lsn = record == null ? unloggedSequence : db.wal.appendNoWait(record, 0, record.length, durability);
@@ -466,16 +472,15 @@ final class WritePath {
      *
      * @return null if no operation is a deletion of such a put
      */
-    private byte[][] solePutsToAnnihilate(List<WriteBatch.Op> ops, int[] treeIds) {
+    private byte[][] solePutsToAnnihilate(List<WriteBatch.Op> ops, Memtable.Placed[] placed, int[] treeIds) {
         byte[][] out = null;
         for (int i = 0; i < treeIds.length; i++) {
-            WriteBatch.Op op = ops.get(i);
-            if (op.kind() == WriteBatch.KIND_PUT) {
+            byte[] solePut = placed[i].solePut; // found by place(), under this lock
+            if (solePut == null) {
                 continue;
             }
             Tree tree = db.trees[treeIds[i]];
-            byte[] solePut = tree.mem().solePut(op.key());
-            if (solePut != null && !existsOutsideMemtable(tree, op.key())) {
+            if (!existsOutsideMemtable(tree, ops.get(i).key())) {
                 if (out == null) {
                     out = new byte[treeIds.length][];
                 }

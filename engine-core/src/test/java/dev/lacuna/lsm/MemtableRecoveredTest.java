@@ -67,7 +67,8 @@ class MemtableRecoveredTest {
         }
     }
 
-    private static List<String> entries(Memtable mem) {
+    /** A memtable's entries in order, key and value, for comparing two memtables (the replay review tests use it). */
+    static List<String> entries(Memtable mem) {
         List<String> out = new ArrayList<>();
         try (InternalIterator it = mem.iterator()) {
             for (it.seekToFirst(); it.valid(); it.next()) {

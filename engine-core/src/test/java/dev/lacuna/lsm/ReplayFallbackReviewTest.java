@@ -2,7 +2,6 @@ package dev.lacuna.lsm;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.lacuna.base.InternalIterator;
 import dev.lacuna.base.InternalKey;
 import dev.lacuna.kv.KvOptions;
 import dev.lacuna.kv.WriteBatch;
@@ -11,7 +10,6 @@ import dev.lacuna.vfs.MemVfs;
 import dev.lacuna.wal.Wal;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
@@ -54,7 +52,7 @@ class ReplayFallbackReviewTest {
         try (LsmStore kv = LsmStore.open(DIR, options)) {
             Db db = LsmInternals.db(kv);
             Memtable mem = db.trees[db.treeOf(key(0))].mem();
-            assertThat(entries(mem)).isEqualTo(entries(expected));
+            assertThat(MemtableRecoveredTest.entries(mem)).isEqualTo(MemtableRecoveredTest.entries(expected));
             assertThat(mem.bytes()).isEqualTo(expected.bytes());
             assertThat(mem.added()).isEqualTo(expected.added());
             assertThat(mem.deletionsAdded()).isEqualTo(expected.deletionsAdded());
@@ -72,15 +70,5 @@ class ReplayFallbackReviewTest {
         byte[] v = new byte[random.nextInt(40)];
         random.nextBytes(v);
         return v;
-    }
-
-    private static List<String> entries(Memtable mem) {
-        List<String> out = new ArrayList<>();
-        try (InternalIterator it = mem.iterator()) {
-            for (it.seekToFirst(); it.valid(); it.next()) {
-                out.add(Arrays.toString(it.key()) + "=" + Arrays.toString(it.value()));
-            }
-        }
-        return out;
     }
 }

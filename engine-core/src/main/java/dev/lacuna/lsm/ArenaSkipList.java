@@ -616,8 +616,9 @@ final class ArenaSkipList {
             while (length < ALIGN + aligned) {
                 length *= 2; // at most OWN_CHUNK + ALIGN: within LARGE_CHUNK
             }
-            current = new byte[length];
-            currentSlot = addChunk(current);
+            byte[] chunk = new byte[length];
+            currentSlot = addChunk(chunk); // may run out of memory growing the table: current stays as it was
+            current = chunk;
             used = ALIGN;
         }
         long node = (long) currentSlot << 32 | used;

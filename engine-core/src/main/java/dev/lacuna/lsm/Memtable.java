@@ -177,7 +177,15 @@ final class Memtable {
     Placed place(byte[] userKey, int kind, byte[] value) {
         assert !frozen;
         byte[] internalKey = InternalKey.encode(userKey, 0, kind);
-        return placed(userKey, internalKey, kind, entries.place(internalKey, value), entryBytes(userKey, value));
+        long node = entries.place(internalKey, value);
+        try {
+            return placed(userKey, internalKey, kind, node, entryBytes(userKey, value));
+        } catch (RuntimeException | Error e) {
+            // Out of memory in the search for a deletion's put (a key copy): the caller gives back only what it was
+            // handed, so the node goes back here, or counts, as unplace() does (review of 47e9248).
+            bytes.addAndGet(entries.unplace(node));
+            throw e;
+        }
     }
 
     /** The {@link Placed} of {@code node}, placed in this memtable's list and not linked. */

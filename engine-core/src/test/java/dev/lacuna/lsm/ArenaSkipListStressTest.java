@@ -309,7 +309,7 @@ class ArenaSkipListStressTest {
     }
 
     /** Walks every level through the list's private links (reflection) and checks its shape. */
-    private static final class Levels {
+    static final class Levels {
         static void verify(ArenaSkipList list, java.util.Set<String> live) throws Exception {
             java.lang.reflect.Method link = ArenaSkipList.class.getDeclaredMethod("link", long.class, int.class);
             link.setAccessible(true);

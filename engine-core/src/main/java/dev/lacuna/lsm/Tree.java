@@ -2,8 +2,7 @@ package dev.lacuna.lsm;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * One partition's LSM tree: its active memtable, the frozen memtables waiting to be flushed (newest
@@ -15,32 +14,17 @@ import java.util.concurrent.atomic.AtomicIntegerArray;
 final class Tree {
     /**
      * What a reader reads (RocksDB's super-version): the memtables and the version of one moment, immutable,
-     * published through a volatile field. Reference-counted: the tree holds it while the view is current, and each
-     * reader until it closes the view; the last release once the tree let go releases the version, so no file the
-     * view names is deleted while someone reads it ({@link Version}). Once the tree let go it is final: a reader
-     * that finds so takes the newer view instead.
-     *
-     * <p>Readers count in stripes, one cache line each, picked by thread: one count that every read of the tree
-     * incremented and decremented moved its cache line between processors at each read of two threads, as RocksDB
-     * found before it cached its super-version per thread. The tree's reference is a flag ({@link #retired}); a
-     * reader increments its stripe, then checks the flag (backing off if set); whoever clears a stripe with the
-     * flag set, or sets the flag, then looks at every stripe, and frees the view if all are zero (once: {@link
-     * #freed}). All of it volatile, so in one total order: a reader that saw the flag clear incremented before the
-     * flag was set, and the look that follows the flag counts it; the last decrement is followed by a look at
-     * stripes no one increments any more, or the flag is set after it, and its own look finds them all zero.
+     * published through a volatile field. Reference-counted: the tree holds one reference while the view is
+     * current, and each reader one until it closes the view; the last release releases the version, so no
+     * file the view names is deleted while someone reads it ({@link Version}). A count of zero is final: a
+     * reader that finds it so takes the newer view instead.
      */
     private static final class Shared {
-        private static final int STRIPES = 8; // a power of two
-        private static final int PAD = 16; // ints per stripe: 64 bytes, a cache line
         private final int tree;
         private final Memtable mem;
         private final List<Memtable> immutables;
         private final Version version;
-        /** Readers holding the view, per stripe (at {@code stripe * PAD}); the padding keeps stripes apart. */
-        private final AtomicIntegerArray refs = new AtomicIntegerArray((STRIPES + 1) * PAD);
-        /** The tree let go of it: no reader takes it any more. */
-        private volatile boolean retired;
-        private final AtomicBoolean freed = new AtomicBoolean();
+        private final AtomicInteger refs = new AtomicInteger(1); // the tree's, while current
 
         /** Takes a reference to {@code version} of its own. */
         private Shared(int tree, Memtable mem, List<Memtable> immutables, Version version) {
@@ -53,47 +37,27 @@ final class Tree {
             immutables.forEach(Memtable::viewOpened);
         }
 
-        /** The calling thread's stripe (its index in {@link #refs}). */
-        private static int stripe() {
-            return (int) ((Thread.currentThread().getId() & (STRIPES - 1)) + 1) * PAD; // + 1: off the array header
-        }
-
-        /** Takes a reference in {@code stripe} unless the tree let go of the view; returns whether it did. */
-        private boolean tryRef(int stripe) {
-            refs.incrementAndGet(stripe);
-            if (!retired) {
-                return true;
-            }
-            unref(stripe); // replaced meanwhile: the caller takes the newer one
-            return false;
-        }
-
-        /** Drops a reader's reference, taken in {@code stripe}. */
-        private void unref(int stripe) {
-            if (refs.decrementAndGet(stripe) < 0) {
-                throw new IllegalStateException("view of tree " + tree + " released more often than referenced");
-            }
-            if (retired) {
-                freeIfUnused();
-            }
-        }
-
-        /** Drops the tree's reference: the view was replaced. */
-        private void retire() {
-            retired = true;
-            freeIfUnused();
-        }
-
-        private void freeIfUnused() {
-            for (int stripe = 1; stripe <= STRIPES; stripe++) {
-                if (refs.get(stripe * PAD) != 0) {
-                    return; // that reader's release looks again
+        /** Takes a reference unless the view was released for good; returns whether it did. */
+        private boolean tryRef() {
+            while (true) {
+                int r = refs.get();
+                if (r == 0) {
+                    return false;
+                }
+                if (refs.compareAndSet(r, r + 1)) {
+                    return true;
                 }
             }
-            if (freed.compareAndSet(false, true)) {
+        }
+
+        private void unref() {
+            int left = refs.decrementAndGet();
+            if (left == 0) {
                 mem.viewClosed();
                 immutables.forEach(Memtable::viewClosed);
                 version.unref();
+            } else if (left < 0) {
+                throw new IllegalStateException("view of tree " + tree + " released more often than referenced");
             }
         }
     }
@@ -106,12 +70,10 @@ final class Tree {
      */
     static final class View implements AutoCloseable {
         private final Shared shared;
-        private final int stripe; // the one its reference was taken in
         private boolean closed; // guarded by this view's monitor
 
-        private View(Shared shared, int stripe) {
+        private View(Shared shared) {
             this.shared = shared;
-            this.stripe = stripe;
         }
 
         /** The tree's id. */
@@ -147,7 +109,7 @@ final class Tree {
                 }
                 closed = true;
             }
-            shared.unref(stripe);
+            shared.unref();
         }
     }
 
@@ -183,15 +145,14 @@ final class Tree {
 
     /**
      * The current view, referenced for the caller, who closes it. Takes no lock: the view is read from a
-     * volatile field and referenced in the calling thread's stripe, which fails only if the view was replaced
-     * meanwhile (then the newer one is taken).
+     * volatile field and referenced with a compare-and-set, which fails only if the view was replaced and
+     * released meanwhile (then the newer one is taken).
      */
     View acquire() {
-        int stripe = Shared.stripe();
         while (true) {
             Shared v = current;
-            if (v.tryRef(stripe)) {
-                return new View(v, stripe);
+            if (v.tryRef()) {
+                return new View(v);
             }
         }
     }
@@ -242,7 +203,7 @@ final class Tree {
 
     private static void release(Shared old) {
         if (old != null) {
-            old.retire();
+            old.unref();
         }
     }
 

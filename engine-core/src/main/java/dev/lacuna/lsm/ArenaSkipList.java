@@ -62,6 +62,8 @@ final class ArenaSkipList {
      * 8-aligned address (HotSpot up to JDK 23), otherwise found once by trying.
      */
     private static final int ALIGN = firstAlignedIndex();
+    /** Steps a search from a tail may walk forward at a level (past inserts that raced it) before it gives up. */
+    private static final int TAIL_STEPS = 4;
 
     private final long[] head = new long[MAX_HEIGHT];
     /**
@@ -78,9 +80,6 @@ final class ArenaSkipList {
     private int used;
     private int slots = 1;
     private long chunkBytes;
-
-    /** Steps a search from a tail may walk forward at a level (past inserts that raced it) before it gives up. */
-    private static final int TAIL_STEPS = 4;
 
     private static long[] newTails() {
         long[] tails = new long[MAX_HEIGHT];

@@ -141,19 +141,27 @@ final class ArenaSkipList {
      * it decodes straight into the memory its memtable will keep, from several threads at once.
      */
     long place(byte[] userKey, long trailer, byte[] value) {
+        return place(userKey, trailer, value, 0, value.length);
+    }
+
+    /**
+     * {@link #place(byte[], long, byte[])} with the value {@code source[valueAt, valueAt + valueLength)}: recovery
+     * copies it from the log record's payload, where it lies, rather than into an array of its own first.
+     */
+    long place(byte[] userKey, long trailer, byte[] source, int valueAt, int valueLength) {
         int keyLength = userKey.length + InternalKey.TRAILER_SIZE;
         if (keyLength > MAX_KEY) {
             throw new IllegalArgumentException("key of " + keyLength + " bytes");
         }
         int height = randomHeight();
-        long node = allocate(HEADER + 8 * height + keyLength + value.length);
+        long node = allocate(HEADER + 8 * height + keyLength + valueLength);
         byte[] c = chunk(node);
         int at = offset(node);
-        LONG.set(c, at, ((long) height << 58) | ((long) keyLength << 32) | (value.length & 0xffffffffL));
+        LONG.set(c, at, ((long) height << 58) | ((long) keyLength << 32) | (valueLength & 0xffffffffL));
         int keyAt = at + HEADER + 8 * height;
         System.arraycopy(userKey, 0, c, keyAt, userKey.length);
         BIG_ENDIAN_LONG.set(c, keyAt + userKey.length, trailer);
-        System.arraycopy(value, 0, c, keyAt + keyLength, value.length);
+        System.arraycopy(source, valueAt, c, keyAt + keyLength, valueLength);
         return node;
     }
 

@@ -6,6 +6,7 @@ import dev.lacuna.base.InternalKey;
 import dev.lacuna.kv.WriteBatch;
 import dev.lacuna.storage.CorruptionException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -29,6 +30,10 @@ public final class BatchCodec {
     public record Decoded(List<WriteBatch.Op> ops, long writeTimeMillis, int flags) {
     }
 
+    /** A payload's write time (epoch ms; 0 in version 1) and flags. */
+    record Header(long writeTimeMillis, int flags) {
+    }
+
     static byte[] encode(List<WriteBatch.Op> ops, long writeTimeMillis, int flags) {
         if ((flags & ~WriteBatch.KNOWN_FLAGS) != 0) {
             throw new IllegalArgumentException("unknown batch flags " + flags);
@@ -49,12 +54,44 @@ public final class BatchCodec {
     }
 
     /**
+     * Receives a payload's operations as {@link #decode(byte[], String, OpSink)} reads them: the key copied (it is
+     * routed by the user's keyspace router and key prefix, which take arrays), the value left in the payload.
+     */
+    interface OpSink {
+        /**
+         * One operation, in payload order.
+         *
+         * @param kind        its kind ({@link WriteBatch.Op#kind()})
+         * @param key         its key, an array of its own
+         * @param payload     the payload, which holds the value
+         * @param valueAt     where the value starts in {@code payload}
+         * @param valueLength the value's length (0 for a kind without a value)
+         */
+        void op(int kind, byte[] key, byte[] payload, int valueAt, int valueLength);
+    }
+
+    /**
      * Decodes a log record's payload.
      *
      * @param where names the record (log file or LSN) for errors
      * @throws CorruptionException naming {@code where} and the position in the payload if it is not a batch
      */
     public static Decoded decode(byte[] b, String where) {
+        List<WriteBatch.Op> ops = new ArrayList<>();
+        Header header = decode(b, where, (kind, key, payload, valueAt, valueLength) -> ops.add(new WriteBatch.Op(
+                kind, key, Arrays.copyOfRange(payload, valueAt, valueAt + valueLength))));
+        return new Decoded(ops, header.writeTimeMillis(), header.flags());
+    }
+
+    /**
+     * Reads a log record's payload, handing each operation to {@code sink} as it is read, without a list or an
+     * operation object: recovery places every write straight from the payload into its memtable's memory. The
+     * whole payload is checked as {@link #decode(byte[], String)} checks it, but operations read before a fault
+     * found further on have been handed over already: a caller that keeps them must drop them when this throws.
+     *
+     * @throws CorruptionException naming {@code where} and the position in the payload if it is not a batch
+     */
+    static Header decode(byte[] b, String where, OpSink sink) {
         if (b.length == 0 || (b[0] != TYPE_KV_BATCH && b[0] != TYPE_KV_BATCH_V1)) {
             throw new CorruptionException(where, 0, "log record is not a key/value batch");
         }
@@ -76,7 +113,6 @@ public final class BatchCodec {
         }
         // an operation is at least a kind and a key length
         int count = in.length("operation count", 2);
-        List<WriteBatch.Op> ops = new ArrayList<>(Math.min(count, 1024));
         for (int i = 0; i < count; i++) {
             if (in.atEnd()) {
                 throw in.malformed(in.position(), "batch ends early");
@@ -86,22 +122,24 @@ public final class BatchCodec {
                 throw in.malformed(in.position() - 1, "bad operation kind " + kind);
             }
             byte[] key = in.lengthPrefixed("key length");
-            byte[] value = hasValue(kind) ? in.lengthPrefixed("value length") : new byte[0];
-            ops.add(new WriteBatch.Op(kind, key, value));
+            int valueLength = hasValue(kind) ? in.length("value length", 1) : 0;
+            int valueAt = in.skip(valueLength);
+            sink.op(kind, key, b, valueAt, valueLength);
         }
         if (!in.atEnd()) {
             throw in.malformed(in.position(), "trailing bytes after batch");
         }
-        return new Decoded(ops, writeTime, flags);
+        return new Header(writeTime, flags);
     }
 
     /**
-     * {@link #decode} of the log record {@code lsn}, named {@code "log record <lsn>"} in an error; the name is built
-     * only then (recovery decodes every record of the log, and building it each time cost a tenth of the decoding).
+     * {@link #decode(byte[], String, OpSink)} of the log record {@code lsn}, named {@code "log record <lsn>"} in an
+     * error; the name is built only then (recovery decodes every record of the log, and building it each time cost
+     * a tenth of the decoding).
      */
-    static Decoded decodeLogRecord(byte[] b, long lsn) {
+    static void decodeLogRecord(byte[] b, long lsn, OpSink sink) {
         try {
-            return decode(b, "");
+            decode(b, "", sink);
         } catch (CorruptionException e) {
             throw new CorruptionException("log record " + lsn, e.offset(), e.detail());
         }

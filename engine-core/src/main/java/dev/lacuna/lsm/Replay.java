@@ -43,6 +43,31 @@ final class Replay {
         }
     }
 
+    /** One record's operations as its payload was read, the values left where they lie; reused record to record. */
+    private static final class RecordOps implements BatchCodec.OpSink {
+        int count;
+        int[] kinds = new int[8];
+        byte[][] keys = new byte[8][];
+        int[] valueAt = new int[8];
+        int[] valueLength = new int[8];
+
+        @Override
+        public void op(int kind, byte[] key, byte[] payload, int at, int length) {
+            if (count == kinds.length) {
+                int grown = count * 2;
+                kinds = Arrays.copyOf(kinds, grown);
+                keys = Arrays.copyOf(keys, grown);
+                valueAt = Arrays.copyOf(valueAt, grown);
+                valueLength = Arrays.copyOf(valueLength, grown);
+            }
+            kinds[count] = kind;
+            keys[count] = key;
+            valueAt[count] = at;
+            valueLength[count] = length;
+            count++;
+        }
+    }
+
     /** Per tree id, the skip list its writes are placed in: its memtable's, once they are linked. */
     private final ArenaSkipList[] lists;
     private final List<Writes> perTree;
@@ -96,23 +121,31 @@ final class Replay {
         /** Places one batch's writes; returns their nodes, per tree, in log order. */
         private Writes[] decode(List<WalRecord> batch) {
             Writes[] byTree = new Writes[perTree.size()];
+            RecordOps ops = new RecordOps();
             for (WalRecord r : batch) {
                 long lsn = r.lsn();
-                // Each value goes from the payload into the arena, with no array of its own between: such arrays
-                // were a third of what an open allocated. A record that fails to decode fails the open, so the
-                // nodes of its operations placed before the fault are never linked.
-                BatchCodec.decodeLogRecord(r.payload(), lsn, (kind, key, payload, valueAt, valueLength) -> {
+                byte[] payload = r.payload();
+                // The whole record is checked before any of its keys is routed (a user's router may refuse a key
+                // of a damaged record): its damage is what the open reports, as when the record was decoded whole.
+                ops.count = 0;
+                BatchCodec.decodeLogRecord(payload, lsn, ops);
+                for (int i = 0; i < ops.count; i++) {
+                    int kind = ops.kinds[i];
                     if (kind == WriteBatch.KIND_LOG_ONLY) {
-                        return;
+                        continue;
                     }
+                    byte[] key = ops.keys[i];
                     int t = db.treeOrNone(key);
                     if (t >= 0 && lsn > flushed[t]) { // t < 0: its keyspace was dropped
                         if (byTree[t] == null) {
                             byTree[t] = new Writes();
                         }
-                        byTree[t].add(lists[t].place(key, lsn << 8 | kind, payload, valueAt, valueLength));
+                        // The value goes from the payload into the arena with no array of its own between: such
+                        // arrays were a quarter of what an open allocated.
+                        byTree[t].add(lists[t].place(key, lsn << 8 | kind, payload, ops.valueAt[i],
+                                ops.valueLength[i]));
                     }
-                });
+                }
             }
             return byTree;
         }

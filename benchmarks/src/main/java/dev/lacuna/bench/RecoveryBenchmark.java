@@ -12,6 +12,7 @@ import dev.lacuna.storage.Durability;
 import dev.lacuna.vfs.NioVfs;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
@@ -35,6 +36,10 @@ import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 import org.openjdk.jmh.infra.IterationParams;
 import org.openjdk.jmh.runner.IterationType;
+import org.rocksdb.Options;
+import org.rocksdb.RocksDB;
+import org.rocksdb.RocksDBException;
+import org.rocksdb.WriteOptions;
 
 /**
  * Reopening a database after a crash, against the size of the log it replays (BENCHMARKS.md §5; issue 13:
@@ -51,6 +56,11 @@ import org.openjdk.jmh.runner.IterationType;
  * where a copy made just before the shot is all dirty pages, and the open's fsync of the repaired last segment then
  * wrote them back inside the measurement (shots of 125–180 MB/s among shots of 550–600 in one run, with no
  * collector pause in them). {@code -p copySynced=false} measures that too.
+ *
+ * <p>RocksDB beside it ({@code engine}): the same tickets, the same crash and copy, its own open replaying its log.
+ * Its records are a key and the item as text (no index, no partitions), so a MB of its log holds fewer writes
+ * than a MB of Lacuna's; the rate is of log bytes for both. {@code itemsPerWrite} and {@code partitions} are
+ * Lacuna's alone.
  *
  * <p>JMH reports the time of an open; each shot also prints the log size, its MB/s (log bytes over that time,
  * MB = 10⁶ bytes) and the minor page faults the process took during it (Linux), and the trial's median MB/s is
@@ -74,6 +84,15 @@ public class RecoveryBenchmark {
     @Param({"4"})
     public int partitions;
 
+    /**
+     * {@code lacuna}, or {@code rocksdb}: the same tickets put one to a write (key {@code pk}, the item's attributes
+     * as text for value) into RocksDB until its write-ahead log holds {@code logMegabytes} MB, with a write buffer
+     * large enough that nothing is flushed, and each shot a {@link RocksDB#open} of a copy that replays the log
+     * ({@code avoid_flush_during_recovery}, so that the replayed writes stay in the memtable, as in Lacuna).
+     */
+    @Param({"lacuna", "rocksdb"})
+    public String engine;
+
     /** Whether the copy is forced to disk before the shot (see the class comment). */
     @Param({"true"})
     public boolean copySynced;
@@ -83,6 +102,8 @@ public class RecoveryBenchmark {
     private Path work;
     private long logBytes;
     private Database opened;
+    private RocksDB openedRocks;
+    private Options rocksOptions;
     private long nanos;
     /** The process's minor page faults just before the shot (read outside it), or -1 where they cannot be read. */
     private long faultsBefore;
@@ -96,10 +117,15 @@ public class RecoveryBenchmark {
     }
 
     @Setup(Level.Trial)
-    public void load() throws IOException {
+    public void load() throws IOException, RocksDBException {
         root = Files.createTempDirectory("lacuna-recovery-bench");
         Path live = root.resolve("live");
         pristine = root.resolve("crashed");
+        if (engine.equals("rocksdb")) {
+            loadRocks(live);
+            delete(live);
+            return;
+        }
         try (Database db = Database.open(live, options())) {
             db.createTable(TableSpec.builder("Tickets").partitionKey("pk", AttributeValue.Type.S)
                     .partitions(partitions).build());
@@ -126,6 +152,42 @@ public class RecoveryBenchmark {
         delete(live);
     }
 
+    /** RocksDB loaded with the same tickets until its log holds {@code logMegabytes} MB; copied as Lacuna's is. */
+    private void loadRocks(Path live) throws IOException, RocksDBException {
+        RocksDB.loadLibrary();
+        // A write buffer that never fills (nothing flushed, the log holds every write), as Lacuna's memtables here.
+        rocksOptions = new Options().setCreateIfMissing(true).setWriteBufferSize(4L << 30)
+                .setMaxTotalWalSize(64L << 30).setAvoidFlushDuringRecovery(true).setAvoidFlushDuringShutdown(true);
+        Files.createDirectories(live);
+        try (RocksDB db = RocksDB.open(rocksOptions, live.toString()); WriteOptions write = new WriteOptions()) {
+            long target = (long) logMegabytes * 1_000_000;
+            int id = 0;
+            while (rocksLogBytes(live) < target) {
+                for (int n = 0; n < 1000; n++) {
+                    Item item = ItemBenchmark.ticket(id++, false);
+                    db.put(write, ((AttributeValue.S) item.get("pk")).value().getBytes(StandardCharsets.UTF_8),
+                            item.toString().getBytes(StandardCharsets.UTF_8));
+                }
+            }
+            logBytes = rocksLogBytes(live);
+            copy(live, pristine); // the crash, as for Lacuna: the files as they are, the database open
+            System.out.printf("%nloaded %,d items into RocksDB; log %,d bytes%n", id, logBytes);
+        }
+    }
+
+    /** The bytes of RocksDB's write-ahead log files in {@code dir}. */
+    private static long rocksLogBytes(Path dir) throws IOException {
+        long total = 0;
+        try (Stream<Path> files = Files.list(dir)) {
+            for (Path p : (Iterable<Path>) files::iterator) {
+                if (p.getFileName().toString().endsWith(".log")) {
+                    total += Files.size(p);
+                }
+            }
+        }
+        return total;
+    }
+
     @Setup(Level.Iteration)
     public void crash() throws IOException {
         work = root.resolve("reopened");
@@ -138,17 +200,26 @@ public class RecoveryBenchmark {
     }
 
     @Benchmark
-    public Database reopen() {
+    public Object reopen() throws RocksDBException {
         long began = System.nanoTime();
-        opened = Database.open(work, options());
+        if (rocksOptions != null) {
+            openedRocks = RocksDB.open(rocksOptions, work.toString());
+        } else {
+            opened = Database.open(work, options());
+        }
         nanos = System.nanoTime() - began;
-        return opened;
+        return rocksOptions != null ? openedRocks : opened;
     }
 
     @TearDown(Level.Iteration)
     public void report(IterationParams iteration) throws IOException {
         long faults = faultsBefore < 0 ? -1 : minorFaults() - faultsBefore; // before the close's own
-        opened.close();
+        if (openedRocks != null) {
+            openedRocks.close();
+            openedRocks = null;
+        } else {
+            opened.close();
+        }
         double rate = logBytes / 1e6 / (nanos / 1e9);
         if (iteration.getType() == IterationType.MEASUREMENT) {
             rates.add(rate);
@@ -163,8 +234,11 @@ public class RecoveryBenchmark {
         if (!rates.isEmpty()) {
             List<Double> sorted = new ArrayList<>(rates);
             sorted.sort(null);
-            System.out.printf("%nRecoveryBenchmark logMegabytes=%d: median %.1f MB/s of log replayed (%d shots)%n",
-                    logMegabytes, sorted.get(sorted.size() / 2), sorted.size());
+            System.out.printf("%nRecoveryBenchmark engine=%s logMegabytes=%d: median %.1f MB/s of log replayed"
+                    + " (%d shots)%n", engine, logMegabytes, sorted.get(sorted.size() / 2), sorted.size());
+        }
+        if (rocksOptions != null) {
+            rocksOptions.close();
         }
         delete(root);
     }

@@ -66,7 +66,7 @@ import org.rocksdb.WriteOptions;
  * MB = 10⁶ bytes) and the minor page faults the process took during it (Linux), and the trial's median MB/s is
  * printed at its end.
  *
- * <p>Run: {@code java -jar benchmarks/target/benchmarks.jar RecoveryBenchmark -f 1 -wi 3 -i 10}.
+ * <p>Run: {@code java -jar benchmarks/target/benchmarks.jar RecoveryBenchmark -f 1 -wi 4 -i 10} (the README's).
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.SingleShotTime)

@@ -137,9 +137,9 @@ final class ArenaSkipList {
 
     /**
      * {@link #place(byte[], byte[])} for the internal key of {@code userKey} with {@code trailer} (its sequence shifted
-     * left by 8, or-ed with its kind), written into the node without an array of its own: a commit places its writes
-     * so; recovery, with the value where it lies in the log record ({@link #place(byte[], long, byte[], int, int)}),
-     * from several threads at once.
+     * left by 8, or-ed with its kind), written into the node without an array of its own, with the whole of
+     * {@code value}. Recovery uses {@link #place(byte[], long, byte[], int, int)}, the value where it lies in the log
+     * record, from several threads at once; this form is that one over a whole array (tests build lists with it).
      */
     long place(byte[] userKey, long trailer, byte[] value) {
         return place(userKey, trailer, value, 0, value.length);

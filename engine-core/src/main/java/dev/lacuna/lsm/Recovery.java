@@ -70,7 +70,7 @@ final class Recovery {
             }
             db.installTrees(trees, db.versions.keyspaces());
             long[] replayed;
-            Replay replay = new Replay(db.trees.length);
+            Replay replay = new Replay(db.trees.length, filesBytes(options.vfs(), walDir));
             try (Replay.Decoder decoder = replay.new Decoder(db, flushedLsns(db))) {
                 LogFeed feed = new LogFeed(decoder);
                 db.wal = Wal.open(options.vfs(), walDir, options.wal(),
@@ -117,6 +117,18 @@ final class Recovery {
             throw new IncompatibleStoreException("cannot open a store in " + dir + ": " + e.getFile()
                     + " is a file, not a directory");
         }
+    }
+
+    /** The bytes of the files in {@code dir} (0 if there is none): how much log a replay reads, about. */
+    private static long filesBytes(dev.lacuna.vfs.Vfs vfs, Path dir) throws IOException {
+        if (!vfs.exists(dir)) {
+            return 0;
+        }
+        long total = 0;
+        for (String name : vfs.list(dir)) {
+            total += vfs.size(dir.resolve(name));
+        }
+        return total;
     }
 
     /** Per tree, the last LSN its tables hold: the replay skips older writes. */

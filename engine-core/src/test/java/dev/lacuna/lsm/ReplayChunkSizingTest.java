@@ -1,0 +1,73 @@
+package dev.lacuna.lsm;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.lacuna.kv.KvOptions;
+import dev.lacuna.kv.WriteBatch;
+import dev.lacuna.storage.Durability;
+import dev.lacuna.vfs.MemVfs;
+import dev.lacuna.wal.Wal;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A memtable rebuilt from the log gets most of its memory in one chunk sized from its share of the log, not in
+ * chunks doubling from 16 KB: the collector copied those chunks at every young pause of the replay (35–55 ms pauses
+ * in RecoveryBenchmark's 8 MB open), and the last of them left up to half its room unused. Four partitions share
+ * 9 MB of log, 2.2 MB each: doubling takes chunks of 16 KB to 2 MB, 4 MB of room, none holding half of it. Each
+ * rebuilt memtable must take room at most a quarter over its share of the log's files, three quarters of it in one
+ * chunk.
+ */
+class ReplayChunkSizingTest {
+    private static final int PARTITIONS = 4;
+
+    @Test
+    void shouldSizeEachRebuiltMemtablesChunksFromItsShareOfTheLog() throws Exception {
+        MemVfs vfs = new MemVfs();
+        Path dir = Path.of("/db");
+        KvOptions options = KvOptions.builder().vfs(vfs).partitions(PARTITIONS).durability(Durability.NONE)
+                .memtableBytes(256L << 20).memoryBudget(1L << 30).build();
+        try (LsmStore kv = LsmStore.open(dir, options)) {
+            kv.put(key(0), new byte[1]);
+        }
+        int writes = 8_800;
+        try (Wal wal = Wal.open(vfs, dir.resolve(Recovery.WAL_DIR), options.wal())) {
+            for (int i = 1; i <= writes; i++) {
+                wal.append(BatchCodec.encode(new WriteBatch().put(key(i), new byte[1_000]).ops(), 0, 0),
+                        Durability.NONE);
+            }
+            wal.sync();
+        }
+        long logBytes = 0;
+        for (String name : vfs.list(dir.resolve(Recovery.WAL_DIR))) {
+            logBytes += vfs.size(dir.resolve(Recovery.WAL_DIR).resolve(name));
+        }
+
+        try (LsmStore kv = LsmStore.open(dir, options)) {
+            Db db = LsmInternals.db(kv);
+            long entries = 0;
+            for (Tree tree : db.live) {
+                Memtable mem = tree.mem();
+                ArenaSkipList list = (ArenaSkipList) LsmInternals.field(mem, "entries");
+                int chunks = (int) LsmInternals.field(list, "slots") - 1; // slot 0 is never used
+                long largest = 0;
+                for (byte[] chunk : (byte[][]) LsmInternals.field(list, "chunks")) {
+                    largest = Math.max(largest, chunk == null ? 0 : chunk.length);
+                }
+                System.out.printf("tree %d: %d entries in %d chunks, %,d bytes, the largest %,d (log %,d bytes over"
+                        + " %d trees)%n", tree.id, mem.added(), chunks, list.chunkBytes(), largest, logBytes, PARTITIONS);
+                assertThat(largest).as("the largest chunk of tree %d", tree.id)
+                        .isGreaterThanOrEqualTo(list.chunkBytes() * 3 / 4);
+                assertThat(list.chunkBytes()).as("room of tree %d", tree.id)
+                        .isLessThanOrEqualTo(logBytes / PARTITIONS * 5 / 4);
+                entries += mem.added();
+            }
+            assertThat(entries).as("every write replayed").isEqualTo(writes + 1);
+            assertThat(kv.get(key(writes))).hasSize(1_000);
+        }
+    }
+
+    private static byte[] key(int i) {
+        return new byte[] {0, 0, 0, 0, (byte) (i >> 16), (byte) (i >> 8), (byte) i};
+    }
+}

@@ -83,12 +83,17 @@ final class Replay {
      * in ReplayChunkSizingTest) was up to a third off, and the chunk it sized was too large or followed by another.
      */
     private static final int SAMPLE_RECORDS = 1_024;
+    /**
+     * The bytes a record takes in the log's files besides its payload, about: a fragment's header and the LSN (the
+     * log's FORMAT.md). Counted with the payloads, the records decoded so far are in the log's files' units.
+     */
+    private static final int RECORD_FRAMING = 11 + 8;
 
     /** The log's size, about: each tree's memtable is told its share of it ({@link ArenaSkipList#expect}). */
     private final long logBytes;
     /** Per tree, the bytes its nodes take (about) of the records decoded so far; with {@link #read}, its share. */
     private final AtomicLongArray placedBytes;
-    /** The payload bytes of the records decoded so far. */
+    /** The bytes the records decoded so far take in the log's files, about. */
     private final AtomicLong read = new AtomicLong();
     /** The records decoded so far. */
     private final AtomicLong readRecords = new AtomicLong();
@@ -100,8 +105,8 @@ final class Replay {
 
     /**
      * @param trees    the number of tree ids (dropped ones included)
-     * @param logBytes about how many bytes of log the replay reads (its files' size: framing, zero fill and records
-     *                 older than a tree's tables included, so a tree's memtable is told a little more than it needs)
+     * @param logBytes about how many bytes of log the replay reads: its files' size (zero fill after the last record
+     *                 included, so a tree's memtable is told a little more than it needs)
      */
     Replay(int trees, long logBytes) {
         this.logBytes = logBytes;
@@ -165,7 +170,7 @@ final class Replay {
                 records++;
                 long lsn = r.lsn();
                 byte[] payload = r.payload();
-                decoded += payload.length;
+                decoded += payload.length + RECORD_FRAMING;
                 // The whole record is checked before any of its keys is routed (a user's router may refuse a key
                 // of a damaged record): its damage is what the open reports, as when the record was decoded whole.
                 ops.count = 0;
@@ -194,10 +199,10 @@ final class Replay {
         }
 
         /**
-         * Adds what was decoded since the last telling ({@code decoded} payload bytes in {@code records} records) to
+         * Adds what was decoded since the last telling ({@code decoded} bytes of log in {@code records} records) to
          * the replay's totals and, once they are {@link #SAMPLE_RECORDS} records or more, tells each tree that
          * received writes since its memtable's share of the log, less what its chunks hold: its share of the records
-         * decoded so far (over every decoding thread), times the log's size, and an eighth more, so that a share a
+         * decoded so far (over every decoding thread), times the log's size, and a sixteenth more, so that a share a
          * little low does not end in one more chunk. Clears {@code placed}; returns 0, the bytes decoded since.
          */
         private long expectShares(long[] placed, long decoded, int records) {
@@ -209,7 +214,7 @@ final class Replay {
             double logPerRead = (double) logBytes / Math.max(1, readSoFar);
             for (int t = 0; t < placed.length; t++) {
                 if (placed[t] > 0) {
-                    long share = (long) (placedBytes.addAndGet(t, placed[t]) * logPerRead * 9 / 8);
+                    long share = (long) (placedBytes.addAndGet(t, placed[t]) * logPerRead * 17 / 16);
                     placed[t] = 0;
                     if (tell) {
                         ArenaSkipList list = lists[t];

@@ -80,7 +80,7 @@ final class ArenaSkipList {
     private int used;
     private int slots = 1;
     private long chunkBytes;
-    /** What {@link #expect} was last told: the least length of the next chunk (0: none). Under the monitor. */
+    /** The next chunk's length, as {@link #expectTotal} left it (0: twice the last). Under the monitor. */
     private long expected;
 
     private static long[] newTails() {
@@ -108,20 +108,20 @@ final class ArenaSkipList {
     }
 
     /**
-     * Tells the list that it will need about {@code bytes} more than its chunks hold: its next chunk is that long (at
-     * least {@value #FIRST_CHUNK}, at most {@value #LARGE_CHUNK} bytes) instead of twice the last; 0 or less, and it
-     * doubles again. Recovery knows the log it replays: a memtable it rebuilds from megabytes of log gets most of
-     * them in one chunk (which G1 allocates as humongous and never copies when it is half a region or more), instead
-     * of doubling from {@value #FIRST_CHUNK} bytes through chunks that every young collection during the replay
-     * copied (pauses of 35–55 ms in an open of 8 MB of log) and whose last left up to half its room unused.
+     * Tells the list that it will hold about {@code bytes} in all: its next chunk is what its chunks lack of that (at
+     * least {@value #FIRST_CHUNK}, at most {@value #LARGE_CHUNK} bytes) instead of twice the last; told no more than
+     * they hold, it doubles again. Recovery knows the log it replays ({@link ChunkShares}): a memtable it rebuilds
+     * from megabytes of log takes most of them in one chunk (which G1 allocates as humongous and never copies when it
+     * is half a region or more), instead of doubling through chunks that young collections during the replay copied.
+     * Under the monitor, so that the room lacking is counted against the chunks as they are.
      */
-    synchronized void expect(long bytes) {
-        expected = bytes;
+    synchronized void expectTotal(long bytes) {
+        expected = Math.max(0, bytes - chunkBytes);
     }
 
     /** The bytes a node for an internal key and a value of these lengths takes, with a typical height. */
     static long typicalNodeBytes(int internalKeyLength, int valueLength) {
-        // Two links: the mean height is 4/3 with a branching factor of 4.
+        // Two links: the mean height, 4/3 with a branching factor of 4, rounded up (~5 bytes a node over).
         return (HEADER + 16 + internalKeyLength + valueLength + 7) & ~7L;
     }
 
@@ -711,7 +711,7 @@ final class ArenaSkipList {
             int length = expected > 0 ? (int) Math.max(FIRST_CHUNK, Math.min(LARGE_CHUNK, expected))
                     : current == null ? FIRST_CHUNK : Math.min(LARGE_CHUNK, current.length * 2);
             while (length < ALIGN + aligned) {
-                length *= 2; // at most OWN_CHUNK + ALIGN: within LARGE_CHUNK
+                length *= 2; // from a length under OWN_CHUNK + ALIGN: within LARGE_CHUNK
             }
             byte[] chunk = new byte[length];
             currentSlot = addChunk(chunk); // may run out of memory growing the table: current stays as it was

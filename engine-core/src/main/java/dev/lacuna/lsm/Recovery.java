@@ -70,11 +70,12 @@ final class Recovery {
             }
             db.installTrees(trees, db.versions.keyspaces());
             long[] replayed;
-            Replay replay = new Replay(db.trees.length, filesBytes(options.vfs(), walDir));
+            Replay replay = new Replay(db.trees.length);
             try (Replay.Decoder decoder = replay.new Decoder(db, flushedLsns(db))) {
                 LogFeed feed = new LogFeed(decoder);
                 db.wal = Wal.open(options.vfs(), walDir, options.wal(),
-                        log -> OpenCheck.logCovers(d, walDir, isNew, log), db.versions.walStartLsn(), feed::add);
+                        log -> OpenCheck.logCovers(d, walDir, isNew, log), db.versions.walStartLsn(), replay::logBytes,
+                        feed::add);
                 feed.end();
                 db.wal.onDurable(d.visibility::durable); // every fsync makes what it covers visible
                 db.versions.trackLog(db.wal::durableLsn); // every edit records how far the log is durable
@@ -117,18 +118,6 @@ final class Recovery {
             throw new IncompatibleStoreException("cannot open a store in " + dir + ": " + e.getFile()
                     + " is a file, not a directory");
         }
-    }
-
-    /** The bytes of the files in {@code dir} (0 if there is none): how much log a replay reads, about. */
-    private static long filesBytes(dev.lacuna.vfs.Vfs vfs, Path dir) throws IOException {
-        if (!vfs.exists(dir)) {
-            return 0;
-        }
-        long total = 0;
-        for (String name : vfs.list(dir)) {
-            total += vfs.size(dir.resolve(name));
-        }
-        return total;
     }
 
     /** Per tree, the last LSN its tables hold: the replay skips older writes. */

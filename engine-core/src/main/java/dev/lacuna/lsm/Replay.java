@@ -11,8 +11,6 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicLongArray;
 
 /**
  * The writes recovery replays from the log, gathered per partition and put into the memtables at the end, the
@@ -22,8 +20,8 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * places in the skip list, cost most of an open's time. The memtables end as the inserts in log order would have left
  * them. A write decoded into arrays of its own, held until the end, was two objects per write that every young
  * collection during the open copied (pauses of 130–300 ms in a 128 MB replay); an arena's large chunks are not copied.
- * Each memtable is told its share of the log as the replay goes ({@link ArenaSkipList#expect}), so that it takes
- * its memory in one large chunk rather than doubling up to it.
+ * Each memtable is told its size as the replay goes ({@link ChunkShares}), so that it takes its memory in one
+ * large chunk rather than doubling up to it.
  */
 final class Replay {
     /** One tree's nodes in log order. */
@@ -76,47 +74,23 @@ final class Replay {
     private final ArenaSkipList[] lists;
     private final List<Writes> perTree;
 
-    /** Records a decode task reads between telling the memtables their shares ({@link Decoder#expectShares}). */
-    private static final int EXPECT_EVERY = 64;
-    /**
-     * Records decoded before the memtables are told their shares: a share measured on a few records (16 a tree,
-     * in ReplayChunkSizingTest) was up to a third off, and the chunk it sized was too large or followed by another.
-     */
-    private static final int SAMPLE_RECORDS = 1_024;
-    /**
-     * The bytes a record takes in the log's files besides its payload, about: a fragment's header and the LSN (the
-     * log's FORMAT.md). Counted with the payloads, the records decoded so far are in the log's files' units.
-     */
-    private static final int RECORD_FRAMING = 11 + 8;
+    /** Each rebuilt memtable's size, told to its list as the replay goes. */
+    private final ChunkShares shares;
 
-    /** The log's size, about: each tree's memtable is told its share of it ({@link ArenaSkipList#expect}). */
-    private final long logBytes;
-    /** Per tree, the bytes its nodes take (about) of the records decoded so far; with {@link #read}, its share. */
-    private final AtomicLongArray placedBytes;
-    /** The bytes the records decoded so far take in the log's files, about. */
-    private final AtomicLong read = new AtomicLong();
-    /** The records decoded so far. */
-    private final AtomicLong readRecords = new AtomicLong();
-
-    /** A replay that knows nothing of the log's size: its memtables' chunks double as a live memtable's do. */
+    /** @param trees the number of tree ids (dropped ones included) */
     Replay(int trees) {
-        this(trees, 0);
-    }
-
-    /**
-     * @param trees    the number of tree ids (dropped ones included)
-     * @param logBytes about how many bytes of log the replay reads: its files' size (zero fill after the last record
-     *                 included, so a tree's memtable is told a little more than it needs)
-     */
-    Replay(int trees, long logBytes) {
-        this.logBytes = logBytes;
-        placedBytes = new AtomicLongArray(trees);
+        shares = new ChunkShares(trees);
         perTree = new ArrayList<>(trees);
         lists = new ArenaSkipList[trees];
         for (int i = 0; i < trees; i++) {
             perTree.add(null);
             lists[i] = new ArenaSkipList(); // no memory until a write is placed in it
         }
+    }
+
+    /** The log's word, before its first record handed over: the bytes from it to the log's end. */
+    void logBytes(long bytes) {
+        shares.logBytes(bytes);
     }
 
     /**
@@ -163,14 +137,15 @@ final class Replay {
             long decoded = 0;
             int records = 0;
             for (WalRecord r : batch) {
-                if (records == EXPECT_EVERY) {
-                    decoded = expectShares(placed, decoded, records);
+                if (records == ChunkShares.EVERY) {
+                    shares.tell(placed, decoded, records, lists);
+                    decoded = 0;
                     records = 0;
                 }
                 records++;
                 long lsn = r.lsn();
                 byte[] payload = r.payload();
-                decoded += payload.length + RECORD_FRAMING;
+                decoded += ChunkShares.framed(payload.length);
                 // The whole record is checked before any of its keys is routed (a user's router may refuse a key
                 // of a damaged record): its damage is what the open reports, as when the record was decoded whole.
                 ops.count = 0;
@@ -194,35 +169,8 @@ final class Replay {
                     }
                 }
             }
-            expectShares(placed, decoded, records);
+            shares.tell(placed, decoded, records, lists);
             return byTree;
-        }
-
-        /**
-         * Adds what was decoded since the last telling ({@code decoded} bytes of log in {@code records} records) to
-         * the replay's totals and, once they are {@link #SAMPLE_RECORDS} records or more, tells each tree that
-         * received writes since its memtable's share of the log, less what its chunks hold: its share of the records
-         * decoded so far (over every decoding thread), times the log's size, and a sixteenth more, so that a share a
-         * little low does not end in one more chunk. Clears {@code placed}; returns 0, the bytes decoded since.
-         */
-        private long expectShares(long[] placed, long decoded, int records) {
-            if (logBytes <= 0 || records == 0) {
-                return 0;
-            }
-            long readSoFar = read.addAndGet(decoded);
-            boolean tell = readRecords.addAndGet(records) >= SAMPLE_RECORDS && readSoFar > 0;
-            double logPerRead = (double) logBytes / Math.max(1, readSoFar);
-            for (int t = 0; t < placed.length; t++) {
-                if (placed[t] > 0) {
-                    long share = (long) (placedBytes.addAndGet(t, placed[t]) * logPerRead * 17 / 16);
-                    placed[t] = 0;
-                    if (tell) {
-                        ArenaSkipList list = lists[t];
-                        list.expect(Math.max(1, share - list.chunkBytes()));
-                    }
-                }
-            }
-            return 0;
         }
 
         /** Hands over records read in log order, after those handed over before. */
@@ -353,7 +301,7 @@ final class Replay {
         Memtable recovered = sorted.keyAndSequenceTwice() ? Memtable.recoveredInLogOrder(list, writes.nodes, n)
                 : Memtable.recovered(list, sorted.order());
         writes.nodes = null;
-        list.expect(0); // a share told near the log's end would size the live memtable's next chunk
+        list.expectTotal(0); // a size told near the log's end would size the live memtable's next chunk
         recovered.markLogged();
         tree.installRecovered(recovered); // the tree's memtable is empty: a tree opens with none
         return recovered.bytes();

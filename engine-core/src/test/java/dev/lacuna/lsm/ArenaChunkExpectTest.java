@@ -7,8 +7,8 @@ import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@link ArenaSkipList#expect}: the next chunk is as long as the list was told it will need (from 16 KB to
- * {@link ArenaSkipList#LARGE_CHUNK}), once; after it, or told 0 or less, the chunks double again.
+ * {@link ArenaSkipList#expectTotal}: the next chunk is what the list's chunks lack of the size it was told (from 16 KB
+ * to {@link ArenaSkipList#LARGE_CHUNK}), once; after it, or told no more than its chunks hold, the chunks double again.
  */
 class ArenaChunkExpectTest {
     private static final int FIRST = 16 << 10;
@@ -34,9 +34,9 @@ class ArenaChunkExpectTest {
         int i = fillUntilNewChunk(list, 0);
         assertThat(list.chunkBytes()).as("the first chunk").isEqualTo(FIRST);
 
-        list.expect(1 << 20);
+        list.expectTotal(FIRST + (1 << 20));
         i = fillUntilNewChunk(list, i);
-        assertThat(list.chunkBytes()).as("the chunk after expect(1 MB)").isEqualTo(FIRST + (1 << 20));
+        assertThat(list.chunkBytes()).as("the chunk after 1 MB more was expected").isEqualTo(FIRST + (1 << 20));
 
         i = fillUntilNewChunk(list, i);
         assertThat(list.chunkBytes()).as("told nothing more: twice the last")
@@ -47,21 +47,21 @@ class ArenaChunkExpectTest {
     void shouldKeepTheNextChunkBetweenTheFirstAndTheLargeChunk() {
         ArenaSkipList list = new ArenaSkipList();
         int i = fillUntilNewChunk(list, 0);
-        list.expect(1L << 40);
+        list.expectTotal(1L << 40);
         i = fillUntilNewChunk(list, i);
         assertThat(list.chunkBytes()).as("told a terabyte").isEqualTo(FIRST + ArenaSkipList.LARGE_CHUNK);
 
         ArenaSkipList small = new ArenaSkipList();
         int j = fillUntilNewChunk(small, 0);
-        small.expect(100);
+        small.expectTotal(FIRST + 100);
         fillUntilNewChunk(small, j);
-        assertThat(small.chunkBytes()).as("told 100 bytes").isEqualTo(2 * FIRST);
+        assertThat(small.chunkBytes()).as("told 100 bytes more").isEqualTo(2 * FIRST);
 
         ArenaSkipList negative = new ArenaSkipList();
         int k = fillUntilNewChunk(negative, 0);
-        negative.expect(1 << 20);
-        negative.expect(-5); // told again: nothing
+        negative.expectTotal(1 << 20);
+        negative.expectTotal(FIRST / 2); // told again: less than the chunks hold
         fillUntilNewChunk(negative, k);
-        assertThat(negative.chunkBytes()).as("told 1 MB, then -5").isEqualTo(FIRST + 2 * FIRST);
+        assertThat(negative.chunkBytes()).as("told 1 MB, then less than it holds").isEqualTo(FIRST + 2 * FIRST);
     }
 }

@@ -188,8 +188,22 @@ public final class Wal implements AutoCloseable {
      */
     public static Wal open(Vfs vfs, Path dir, WalOptions options, Coverage coverage, long fromLsn,
                            Consumer<WalRecord> records) {
+        return open(vfs, dir, options, coverage, fromLsn, bytes -> { }, records);
+    }
+
+    /**
+     * As {@link #open(Vfs, Path, WalOptions, Coverage, long, Consumer)}, telling {@code size}, once, before the first
+     * record handed to {@code records}, how many bytes of the log's segment files lie from that record to their end:
+     * about what the records handed over take in the log (their framing counted, and the zero fill after the last
+     * record, less than {@link WalOptions#preallocate()}). An owner sizes its memory for the replay from it. Not
+     * told if no record is handed over.
+     */
+    public static Wal open(Vfs vfs, Path dir, WalOptions options, Coverage coverage, long fromLsn, LongConsumer size,
+                           Consumer<WalRecord> records) {
+        Objects.requireNonNull(size, "size");
         Objects.requireNonNull(records, "records");
-        return open(vfs, dir, options, coverage, new WalRecovery.Replay(fromLsn, records), new JfrSyncEvents());
+        return open(vfs, dir, options, coverage, new WalRecovery.Replay(fromLsn, size, records),
+                new JfrSyncEvents());
     }
 
     /** As {@link #open(Vfs, Path, WalOptions, Coverage)}, reporting each fsync to {@code syncEvents}. */

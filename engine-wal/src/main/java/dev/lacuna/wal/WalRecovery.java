@@ -6,12 +6,15 @@ import dev.lacuna.storage.WalOptions;
 import dev.lacuna.vfs.Vfs;
 import dev.lacuna.vfs.VfsFile;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.TreeMap;
 import java.util.function.Consumer;
+import java.util.function.LongConsumer;
+import java.util.function.LongSupplier;
 
 /**
  * Validates the segments found in a log directory and leaves them all sealed and durable: every record is
@@ -44,9 +47,22 @@ final class WalRecovery {
 
     /**
      * Where the records recovery checks go, from LSN {@code fromLsn} on ({@link Wal#open(Vfs, Path, WalOptions,
-     * Wal.Coverage, long, Consumer)}); records before it are checked without being copied out.
+     * Wal.Coverage, long, LongConsumer, Consumer)}); records before it are checked without being copied out.
+     * {@code size} is told once, before the first record handed over, the bytes of the log's segments from that
+     * record to their end.
      */
-    record Replay(long fromLsn, Consumer<WalRecord> records) {
+    static final class Replay {
+        private final long fromLsn;
+        private final LongConsumer size;
+        private final Consumer<WalRecord> records;
+        /** Whether {@link #size} was told (recovery's thread only). */
+        private boolean sized;
+
+        Replay(long fromLsn, LongConsumer size, Consumer<WalRecord> records) {
+            this.fromLsn = fromLsn;
+            this.size = size;
+            this.records = records;
+        }
     }
 
     private WalRecovery() {
@@ -90,11 +106,13 @@ final class WalRecovery {
                     throw new CorruptionException(path.toString(), WalFormat.FIRST_LSN_OFFSET, "write-ahead log: segment starts at LSN "
                             + header.firstLsn() + " but the one before it ends at " + (nextLsn - 1));
                 }
+                int later = i + 1;
+                LongSupplier laterBytes = () -> segmentsBytes(vfs, dir, numbers.subList(later, numbers.size()));
                 if (last) {
-                    tail = checkLast(file, header, options.recoveryMode(), replay);
+                    tail = checkLast(file, header, options.recoveryMode(), replay, laterBytes);
                     nextLsn = tail.nextLsn();
                 } else {
-                    nextLsn = checkSealed(file, header, replay);
+                    nextLsn = checkSealed(file, header, replay, laterBytes);
                 }
                 segments.put(number, header.firstLsn());
             }
@@ -113,11 +131,28 @@ final class WalRecovery {
         return new Result(segments, nextLsn, nextSegment, droppedTail);
     }
 
-    /** Checks a segment that has a successor: it must have been sealed. Returns the LSN after its last record. */
-    private static long checkSealed(VfsFile file, SegmentHeader header, Replay replay) throws IOException {
+    /** The bytes of the segments numbered {@code numbers} in {@code dir}. */
+    private static long segmentsBytes(Vfs vfs, Path dir, List<Long> numbers) {
+        long total = 0;
+        for (long n : numbers) {
+            try {
+                total += vfs.size(dir.resolve(WalFormat.segmentName(n)));
+            } catch (IOException e) {
+                throw new UncheckedIOException(e); // thrown on as itself by step
+            }
+        }
+        return total;
+    }
+
+    /**
+     * Checks a segment that has a successor: it must have been sealed. Returns the LSN after its last record.
+     * {@code laterBytes}: the bytes of the segments after it, for {@link Replay#size}.
+     */
+    private static long checkSealed(VfsFile file, SegmentHeader header, Replay replay, LongSupplier laterBytes)
+            throws IOException {
         SegmentReader reader = new SegmentReader(file, header);
         long size = file.size();
-        while (step(reader, size, replay)) {
+        while (step(reader, size, replay, laterBytes)) {
             // every record is decoded and checked, and handed to the replay if it wants it
         }
         switch (reader.end()) {
@@ -144,13 +179,13 @@ final class WalRecovery {
      * with nothing well-formed after it, whose first fragment is not one flipped bit away from a
      * well-formed one, is a torn tail; anything else is damage, refused in either mode.
      */
-    private static Tail checkLast(VfsFile file, SegmentHeader header, RecoveryMode mode, Replay replay)
-            throws IOException {
+    private static Tail checkLast(VfsFile file, SegmentHeader header, RecoveryMode mode, Replay replay,
+                                  LongSupplier laterBytes) throws IOException {
         SegmentReader reader = new SegmentReader(file, header);
         long size = file.size();
         CorruptionException damage = null;
         try {
-            while (step(reader, size, replay)) {
+            while (step(reader, size, replay, laterBytes)) {
                 // every record is decoded and checked, and handed to the replay if it wants it; records after
                 // damage tolerated as a torn tail are not read, as a reader of the repaired log would not
             }
@@ -186,18 +221,30 @@ final class WalRecovery {
     }
 
     /**
-     * Reads and checks the next record below {@code limit}, handing it to {@code replay} if it wants it (copied out
-     * then, only checked otherwise); returns whether there was one.
+     * Reads and checks the next record below {@code limit} (the segment's size), handing it to {@code replay} if it
+     * wants it (copied out then, only checked otherwise); returns whether there was one. Before the first record
+     * handed over, tells the replay the bytes from it to the log's end: the rest of this segment (zero fill
+     * included) and {@code laterBytes}, the segments after it.
      */
-    private static boolean step(SegmentReader reader, long limit, Replay replay) throws IOException {
-        if (replay == null || reader.expectedLsn() < replay.fromLsn()) {
+    private static boolean step(SegmentReader reader, long limit, Replay replay, LongSupplier laterBytes)
+            throws IOException {
+        if (replay == null || reader.expectedLsn() < replay.fromLsn) {
             return reader.skip(limit);
         }
+        long at = reader.validEnd();
         WalRecord record = reader.next(limit);
         if (record == null) {
             return false;
         }
-        replay.records().accept(record);
+        if (!replay.sized) {
+            replay.sized = true;
+            try {
+                replay.size.accept(limit - at + laterBytes.getAsLong());
+            } catch (UncheckedIOException e) {
+                throw e.getCause();
+            }
+        }
+        replay.records.accept(record);
         return true;
     }
 

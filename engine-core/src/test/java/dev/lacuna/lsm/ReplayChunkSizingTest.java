@@ -1,13 +1,10 @@
 package dev.lacuna.lsm;
 
+import static dev.lacuna.lsm.UnflushedLog.key;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.lacuna.kv.KvOptions;
-import dev.lacuna.kv.WriteBatch;
-import dev.lacuna.storage.Durability;
 import dev.lacuna.vfs.MemVfs;
-import dev.lacuna.wal.Wal;
-import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -26,26 +23,15 @@ class ReplayChunkSizingTest {
     @Test
     void shouldSizeEachRebuiltMemtablesChunksFromItsShareOfTheLog() throws Exception {
         MemVfs vfs = new MemVfs();
-        Path dir = Path.of("/db");
-        KvOptions options = KvOptions.builder().vfs(vfs).partitions(PARTITIONS).durability(Durability.NONE)
-                .memtableBytes(256L << 20).memoryBudget(1L << 30).build();
-        try (LsmStore kv = LsmStore.open(dir, options)) {
+        KvOptions options = UnflushedLog.options(vfs, PARTITIONS);
+        try (LsmStore kv = LsmStore.open(UnflushedLog.DIR, options)) {
             kv.put(key(0), new byte[1]);
         }
         int writes = 8_800;
-        try (Wal wal = Wal.open(vfs, dir.resolve(Recovery.WAL_DIR), options.wal())) {
-            for (int i = 1; i <= writes; i++) {
-                wal.append(BatchCodec.encode(new WriteBatch().put(key(i), new byte[1_000]).ops(), 0, 0),
-                        Durability.NONE);
-            }
-            wal.sync();
-        }
-        long logBytes = 0;
-        for (String name : vfs.list(dir.resolve(Recovery.WAL_DIR))) {
-            logBytes += vfs.size(dir.resolve(Recovery.WAL_DIR).resolve(name));
-        }
+        UnflushedLog.appendPuts(vfs, options, 1, writes + 1, 1_000);
+        long logBytes = UnflushedLog.walBytes(vfs);
 
-        try (LsmStore kv = LsmStore.open(dir, options)) {
+        try (LsmStore kv = LsmStore.open(UnflushedLog.DIR, options)) {
             Db db = LsmInternals.db(kv);
             long entries = 0;
             for (Tree tree : db.live) {
@@ -71,9 +57,5 @@ class ReplayChunkSizingTest {
             assertThat(entries).as("every write replayed").isEqualTo(writes + 1);
             assertThat(kv.get(key(writes))).hasSize(1_000);
         }
-    }
-
-    private static byte[] key(int i) {
-        return new byte[] {0, 0, 0, 0, (byte) (i >> 16), (byte) (i >> 8), (byte) i};
     }
 }

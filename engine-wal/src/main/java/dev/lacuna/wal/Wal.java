@@ -188,22 +188,23 @@ public final class Wal implements AutoCloseable {
      */
     public static Wal open(Vfs vfs, Path dir, WalOptions options, Coverage coverage, long fromLsn,
                            Consumer<WalRecord> records) {
-        return open(vfs, dir, options, coverage, fromLsn, bytes -> { }, records);
+        Objects.requireNonNull(records, "records");
+        return open(vfs, dir, options, coverage, new WalReplay(fromLsn, null, records), new JfrSyncEvents());
     }
 
     /**
      * As {@link #open(Vfs, Path, WalOptions, Coverage, long, Consumer)}, telling {@code size}, once, before the first
-     * record handed to {@code records}, how many bytes of the log's segment files lie from that record to their end:
-     * about what the records handed over take in the log (their framing counted, and the zero fill after the last
-     * record, less than {@link WalOptions#preallocate()}). An owner sizes its memory for the replay from it. Not
-     * told if no record is handed over.
+     * record handed to {@code records}, how many bytes of the log's segments lie from that record to the zeros the
+     * last one ends in: about what the records handed over take in the log (their framing counted; a segment that
+     * cannot be sized counts as a full one, and a torn tail's bytes count too). An owner sizes its memory for the
+     * replay from it. Not told if no record is handed over. What {@code size} or {@code records} throws fails the
+     * open, as itself.
      */
     public static Wal open(Vfs vfs, Path dir, WalOptions options, Coverage coverage, long fromLsn, LongConsumer size,
                            Consumer<WalRecord> records) {
         Objects.requireNonNull(size, "size");
         Objects.requireNonNull(records, "records");
-        return open(vfs, dir, options, coverage, new WalRecovery.Replay(fromLsn, size, records),
-                new JfrSyncEvents());
+        return open(vfs, dir, options, coverage, new WalReplay(fromLsn, size, records), new JfrSyncEvents());
     }
 
     /** As {@link #open(Vfs, Path, WalOptions, Coverage)}, reporting each fsync to {@code syncEvents}. */
@@ -211,7 +212,7 @@ public final class Wal implements AutoCloseable {
         return open(vfs, dir, options, coverage, null, syncEvents);
     }
 
-    private static Wal open(Vfs vfs, Path dir, WalOptions options, Coverage coverage, WalRecovery.Replay replay,
+    private static Wal open(Vfs vfs, Path dir, WalOptions options, Coverage coverage, WalReplay replay,
                             SyncEvents syncEvents) {
         Objects.requireNonNull(vfs, "vfs");
         Objects.requireNonNull(syncEvents, "syncEvents");

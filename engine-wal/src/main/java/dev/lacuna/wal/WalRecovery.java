@@ -6,15 +6,11 @@ import dev.lacuna.storage.WalOptions;
 import dev.lacuna.vfs.Vfs;
 import dev.lacuna.vfs.VfsFile;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.TreeMap;
-import java.util.function.Consumer;
-import java.util.function.LongConsumer;
-import java.util.function.LongSupplier;
 
 /**
  * Validates the segments found in a log directory and leaves them all sealed and durable: every record is
@@ -45,26 +41,6 @@ final class WalRecovery {
     private record Tail(SegmentHeader header, long cutAt, boolean seal, long nextLsn) {
     }
 
-    /**
-     * Where the records recovery checks go, from LSN {@code fromLsn} on ({@link Wal#open(Vfs, Path, WalOptions,
-     * Wal.Coverage, long, LongConsumer, Consumer)}); records before it are checked without being copied out.
-     * {@code size} is told once, before the first record handed over, the bytes of the log's segments from that
-     * record to their end.
-     */
-    static final class Replay {
-        private final long fromLsn;
-        private final LongConsumer size;
-        private final Consumer<WalRecord> records;
-        /** Whether {@link #size} was told (recovery's thread only). */
-        private boolean sized;
-
-        Replay(long fromLsn, LongConsumer size, Consumer<WalRecord> records) {
-            this.fromLsn = fromLsn;
-            this.size = size;
-            this.records = records;
-        }
-    }
-
     private WalRecovery() {
     }
 
@@ -72,8 +48,20 @@ final class WalRecovery {
         return recover(vfs, dir, options, coverage, null);
     }
 
-    /** As {@link #recover(Vfs, Path, WalOptions, Wal.Coverage)}, handing {@code replay} the records it checks. */
-    static Result recover(Vfs vfs, Path dir, WalOptions options, Wal.Coverage coverage, Replay replay)
+    /**
+     * As {@link #recover(Vfs, Path, WalOptions, Wal.Coverage)}, handing {@code replay} the records it checks; what
+     * the replay's owner throws is thrown as itself.
+     */
+    static Result recover(Vfs vfs, Path dir, WalOptions options, Wal.Coverage coverage, WalReplay replay)
+            throws IOException {
+        try {
+            return check(vfs, dir, options, coverage, replay);
+        } catch (WalReplay.OwnerFailure e) {
+            throw e.owners();
+        }
+    }
+
+    private static Result check(Vfs vfs, Path dir, WalOptions options, Wal.Coverage coverage, WalReplay replay)
             throws IOException {
         List<Long> numbers = new ArrayList<>();
         for (String name : vfs.list(dir)) {
@@ -106,13 +94,14 @@ final class WalRecovery {
                     throw new CorruptionException(path.toString(), WalFormat.FIRST_LSN_OFFSET, "write-ahead log: segment starts at LSN "
                             + header.firstLsn() + " but the one before it ends at " + (nextLsn - 1));
                 }
-                int later = i + 1;
-                LongSupplier laterBytes = () -> segmentsBytes(vfs, dir, numbers.subList(later, numbers.size()));
+                List<Long> later = numbers.subList(i + 1, numbers.size());
+                Hand hand = replay == null ? null : (record, rest) -> replay.hand(record, rest, vfs, dir, later,
+                        numbers.get(numbers.size() - 1), options);
                 if (last) {
-                    tail = checkLast(file, header, options.recoveryMode(), replay, laterBytes);
+                    tail = checkLast(file, header, options.recoveryMode(), replay, hand);
                     nextLsn = tail.nextLsn();
                 } else {
-                    nextLsn = checkSealed(file, header, replay, laterBytes);
+                    nextLsn = checkSealed(file, header, replay, hand);
                 }
                 segments.put(number, header.firstLsn());
             }
@@ -131,28 +120,19 @@ final class WalRecovery {
         return new Result(segments, nextLsn, nextSegment, droppedTail);
     }
 
-    /** The bytes of the segments numbered {@code numbers} in {@code dir}. */
-    private static long segmentsBytes(Vfs vfs, Path dir, List<Long> numbers) {
-        long total = 0;
-        for (long n : numbers) {
-            try {
-                total += vfs.size(dir.resolve(WalFormat.segmentName(n)));
-            } catch (IOException e) {
-                throw new UncheckedIOException(e); // thrown on as itself by step
-            }
-        }
-        return total;
+    /** Hands a record to the replay: {@code rest}, the bytes of its segment from its start. */
+    private interface Hand {
+        void hand(WalRecord record, long rest);
     }
 
     /**
      * Checks a segment that has a successor: it must have been sealed. Returns the LSN after its last record.
-     * {@code laterBytes}: the bytes of the segments after it, for {@link Replay#size}.
      */
-    private static long checkSealed(VfsFile file, SegmentHeader header, Replay replay, LongSupplier laterBytes)
+    private static long checkSealed(VfsFile file, SegmentHeader header, WalReplay replay, Hand hand)
             throws IOException {
         SegmentReader reader = new SegmentReader(file, header);
         long size = file.size();
-        while (step(reader, size, replay, laterBytes)) {
+        while (step(reader, size, replay, hand)) {
             // every record is decoded and checked, and handed to the replay if it wants it
         }
         switch (reader.end()) {
@@ -179,13 +159,13 @@ final class WalRecovery {
      * with nothing well-formed after it, whose first fragment is not one flipped bit away from a
      * well-formed one, is a torn tail; anything else is damage, refused in either mode.
      */
-    private static Tail checkLast(VfsFile file, SegmentHeader header, RecoveryMode mode, Replay replay,
-                                  LongSupplier laterBytes) throws IOException {
+    private static Tail checkLast(VfsFile file, SegmentHeader header, RecoveryMode mode, WalReplay replay,
+                                  Hand hand) throws IOException {
         SegmentReader reader = new SegmentReader(file, header);
         long size = file.size();
         CorruptionException damage = null;
         try {
-            while (step(reader, size, replay, laterBytes)) {
+            while (step(reader, size, replay, hand)) {
                 // every record is decoded and checked, and handed to the replay if it wants it; records after
                 // damage tolerated as a torn tail are not read, as a reader of the repaired log would not
             }
@@ -221,30 +201,19 @@ final class WalRecovery {
     }
 
     /**
-     * Reads and checks the next record below {@code limit} (the segment's size), handing it to {@code replay} if it
-     * wants it (copied out then, only checked otherwise); returns whether there was one. Before the first record
-     * handed over, tells the replay the bytes from it to the log's end: the rest of this segment (zero fill
-     * included) and {@code laterBytes}, the segments after it.
+     * Reads and checks the next record below {@code limit} (the segment's size), handing it over if the replay wants
+     * it (copied out then, only checked otherwise); returns whether there was one.
      */
-    private static boolean step(SegmentReader reader, long limit, Replay replay, LongSupplier laterBytes)
-            throws IOException {
-        if (replay == null || reader.expectedLsn() < replay.fromLsn) {
+    private static boolean step(SegmentReader reader, long limit, WalReplay replay, Hand hand) throws IOException {
+        if (replay == null || reader.expectedLsn() < replay.fromLsn()) {
             return reader.skip(limit);
         }
-        long at = reader.validEnd();
+        long at = reader.validEnd(); // where the record starts (its first fragment), past the one before
         WalRecord record = reader.next(limit);
         if (record == null) {
             return false;
         }
-        if (!replay.sized) {
-            replay.sized = true;
-            try {
-                replay.size.accept(limit - at + laterBytes.getAsLong());
-            } catch (UncheckedIOException e) {
-                throw e.getCause();
-            }
-        }
-        replay.records.accept(record);
+        hand.hand(record, limit - at);
         return true;
     }
 

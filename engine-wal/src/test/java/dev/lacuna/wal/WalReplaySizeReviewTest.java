@@ -1,0 +1,243 @@
+package dev.lacuna.wal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.lacuna.storage.CorruptionException;
+import dev.lacuna.storage.Durability;
+import dev.lacuna.storage.RecoveryMode;
+import dev.lacuna.storage.StorageIOException;
+import dev.lacuna.storage.WalOptions;
+import dev.lacuna.vfs.ForwardingVfs;
+import dev.lacuna.vfs.MemVfs;
+import dev.lacuna.vfs.Vfs;
+import dev.lacuna.vfs.VfsFile;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.TreeMap;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Review of 88e4cae: the size the open tells, against crashes, fragments and failures, and the owner's exceptions.
+ * Before the fix three failed: an owner's CorruptionException (from either callback) was taken, in the last segment,
+ * for a torn tail, and the log cut after the record (durable records lost; the records callback's predates
+ * 88e4cae); a segment that could not be sized failed the open that hands records over where the plain open opens;
+ * and an owner's UncheckedIOException came out as the log's own I/O failure.
+ */
+class WalReplaySizeReviewTest {
+    /** As WalOpenReplayTest's rounds, with a size consumer: same outcome and records; told once, before, in range. */
+    @Test
+    void shouldTellOnceBeforeTheFirstRecordWhateverACrashLeft() throws Exception {
+        Random random = new Random(23);
+        int told = 0;
+        for (int round = 0; round < 400; round++) {
+            RecoveryMode mode = round % 3 == 0 ? RecoveryMode.ABSOLUTE : RecoveryMode.TOLERATE_TORN_TAIL;
+            WalOptions options = WalTest.SMALL.withRecoveryMode(mode);
+            MemVfs vfs = new MemVfs();
+            int records = random.nextInt(60);
+            try (Wal wal = Wal.open(vfs, WalTest.DIR, options)) {
+                for (int i = 0; i < records; i++) {
+                    byte[] payload = new byte[random.nextInt(4) == 0 ? 100 + random.nextInt(400) : random.nextInt(40)];
+                    random.nextBytes(payload);
+                    wal.append(payload, random.nextInt(5) == 0 ? Durability.SYNC : Durability.NONE);
+                }
+                MemVfs crashed = vfs.crashClone(random);
+                long from = 1 + random.nextInt(records + 2);
+                long files = 0;
+                for (String name : crashed.list(WalTest.DIR)) {
+                    if (WalFormat.parseSegmentName(name) >= 0) {
+                        files += crashed.size(WalTest.DIR.resolve(name));
+                    }
+                }
+                List<WalRecord> plain = new ArrayList<>();
+                String plainOutcome = outcome(() -> Wal.open(crashed.crashClone(), WalTest.DIR, options, l -> { },
+                        from, plain::add));
+                List<WalRecord> handed = new ArrayList<>();
+                List<long[]> sizes = new ArrayList<>(); // {bytes, records handed before}
+                String sizedOutcome = outcome(() -> Wal.open(crashed.crashClone(), WalTest.DIR, options, l -> { },
+                        from, b -> sizes.add(new long[] {b, handed.size()}), handed::add));
+                assertThat(sizedOutcome).as("round %d", round).isEqualTo(plainOutcome);
+                assertThat(handed).as("round %d", round).hasSameSizeAs(plain);
+                if (handed.isEmpty()) {
+                    assertThat(sizes).as("round %d: nothing handed, nothing told", round).isEmpty();
+                    continue;
+                }
+                assertThat(sizes).as("round %d", round).hasSize(1);
+                assertThat(sizes.get(0)[1]).as("round %d: handed before told", round).isZero();
+                long framed = 0;
+                for (WalRecord r : handed) {
+                    framed += r.payload().length + WalFormat.LSN_SIZE + WalFormat.FRAGMENT_HEADER_SIZE;
+                }
+                // At most the files less a header; at least the records, their last fragment's zero high bytes
+                // aside (a record's last bytes may be zeros, counted as the segment's zero tail).
+                assertThat(sizes.get(0)[0]).as("round %d", round)
+                        .isBetween(framed - 8 - WalFormat.FRAGMENT_HEADER_SIZE, files - WalFormat.HEADER_SIZE);
+                told++;
+            }
+        }
+        assertThat(told).isGreaterThan(100);
+    }
+
+    /** A record of many fragments, first handed over mid-segment: the size runs from its first fragment. */
+    @Test
+    void shouldCountFromTheFirstFragmentOfARecordSpanningBlocks() throws Exception {
+        MemVfs vfs = new MemVfs();
+        WalOptions options = WalOptions.defaults().withBlockSize(128).withSegmentSize(64 << 10).withPreallocate(4096);
+        try (Wal wal = Wal.open(vfs, WalTest.DIR, options)) {
+            wal.append(new byte[50], Durability.NONE); // LSN 1
+            wal.append(filled(1_000), Durability.NONE); // LSN 2: FIRST, MIDDLE..., LAST
+            wal.append(filled(10), Durability.NONE);
+            wal.sync();
+        }
+        TreeMap<Long, Long> sizes = new TreeMap<>();
+        long startOf2 = -1;
+        long zeroTail = 0;
+        for (String name : vfs.list(WalTest.DIR)) {
+            long n = WalFormat.parseSegmentName(name);
+            if (n >= 0) {
+                try (VfsFile file = vfs.openReadOnly(WalTest.DIR.resolve(name))) {
+                    sizes.put(n, file.size());
+                    SegmentHeader header = SegmentHeader.read(file, n);
+                    if (header.firstLsn() == 1) {
+                        SegmentReader reader = new SegmentReader(file, header);
+                        reader.skip(file.size());
+                        startOf2 = reader.validEnd();
+                    }
+                }
+            }
+        }
+        try (VfsFile last = vfs.openReadOnly(WalTest.DIR.resolve(WalFormat.segmentName(sizes.lastKey())))) {
+            byte[] all = new byte[(int) last.size()];
+            last.read(java.nio.ByteBuffer.wrap(all), 0);
+            for (int i = all.length - 1; i >= 0 && all[i] == 0; i--) {
+                zeroTail++;
+            }
+        }
+        long first = sizes.firstKey();
+        long expected = sizes.get(first) - startOf2 - zeroTail;
+        for (long s : sizes.tailMap(first, false).values()) {
+            expected += s;
+        }
+        List<Long> told = new ArrayList<>();
+        try (Wal wal = Wal.open(vfs, WalTest.DIR, options, l -> { }, 2, told::add, r -> { })) {
+            assertThat(told).containsExactly(expected);
+        }
+    }
+
+    private static byte[] filled(int length) {
+        byte[] b = new byte[length];
+        java.util.Arrays.fill(b, (byte) 7);
+        return b;
+    }
+
+    /** Fails to size segment 3. */
+    private static Vfs failingSizeOfSegment3(MemVfs mem) {
+        return new ForwardingVfs(mem) {
+            @Override
+            public long size(Path file) throws IOException {
+                if (file.getFileName().toString().equals(WalFormat.segmentName(3))) {
+                    throw new IOException("no size for you");
+                }
+                return super.size(file);
+            }
+        };
+    }
+
+    /**
+     * An open that hands records over opens where the plain open does, with a size wanted or not: a segment that
+     * cannot be sized counts as a full one (as Wal.sizes does for the plain open).
+     */
+    @Test
+    void shouldOpenAsThePlainOpenDoesWhenASegmentCannotBeSized() throws Exception {
+        MemVfs mem = new MemVfs();
+        try (Wal wal = Wal.open(mem, WalTest.DIR, WalTest.SMALL)) {
+            for (int i = 0; i < 100; i++) {
+                wal.append(new byte[100], Durability.NONE);
+            }
+        }
+        Vfs failing = failingSizeOfSegment3(mem);
+        try (Wal wal = Wal.open(failing, WalTest.DIR, WalTest.SMALL, l -> { })) {
+            assertThat(wal.lastLsn()).as("the plain open").isEqualTo(100);
+        }
+        List<WalRecord> handed = new ArrayList<>();
+        try (Wal wal = Wal.open(failing, WalTest.DIR, WalTest.SMALL, l -> { }, 1, handed::add)) {
+            assertThat(handed).as("the open that hands records over, no size wanted").hasSize(100);
+        }
+        List<Long> told = new ArrayList<>();
+        try (Wal wal = Wal.open(failing, WalTest.DIR, WalTest.SMALL, l -> { }, 1, told::add, r -> { })) {
+            assertThat(told).as("a size wanted").hasSize(1);
+        }
+    }
+
+    /**
+     * An owner's size consumer that throws a CorruptionException (say, its own check of the log's word) in
+     * TOLERATE_TORN_TAIL mode: it must fail the open as itself, the log untouched.
+     */
+    @Test
+    void shouldNotTakeTheSizeConsumersExceptionForDamageToTheLog() throws Exception {
+        MemVfs copy = tenSyncedRecords();
+        CorruptionException owners = new CorruptionException("owner", Long.MAX_VALUE, "the owner refuses");
+        assertThatThrownBy(() -> Wal.open(copy, WalTest.DIR, WalTest.SMALL.withSegmentSize(64 << 10), l -> { }, 1,
+                b -> {
+                    throw owners;
+                }, r -> { }).close()).isSameAs(owners);
+        try (Wal wal = Wal.open(copy, WalTest.DIR, WalTest.SMALL.withSegmentSize(64 << 10))) {
+            assertThat(wal.lastLsn()).as("records left in the log").isEqualTo(10);
+        }
+    }
+
+    /** The same with the records consumer (predates 88e4cae: seen cutting the log after LSN 3). */
+    @Test
+    void shouldNotTakeTheRecordConsumersExceptionForDamageToTheLog() throws Exception {
+        MemVfs copy = tenSyncedRecords();
+        CorruptionException owners = new CorruptionException("owner", Long.MAX_VALUE, "the owner cannot decode it");
+        assertThatThrownBy(() -> Wal.open(copy, WalTest.DIR, WalTest.SMALL.withSegmentSize(64 << 10), l -> { }, 1,
+                r -> {
+                    if (r.lsn() == 3) {
+                        throw owners;
+                    }
+                }).close()).isSameAs(owners);
+        try (Wal wal = Wal.open(copy, WalTest.DIR, WalTest.SMALL.withSegmentSize(64 << 10))) {
+            assertThat(wal.lastLsn()).as("records left in the log").isEqualTo(10);
+        }
+    }
+
+    private static MemVfs tenSyncedRecords() {
+        MemVfs vfs = new MemVfs();
+        try (Wal wal = Wal.open(vfs, WalTest.DIR, WalTest.SMALL.withSegmentSize(64 << 10))) {
+            for (int i = 0; i < 10; i++) {
+                wal.append(new byte[20], Durability.SYNC);
+            }
+        }
+        return vfs.crashClone();
+    }
+
+    /** An owner's UncheckedIOException from the size consumer comes out as itself, not as the log's failure. */
+    @Test
+    void shouldLetTheSizeConsumersUncheckedIoExceptionThroughAsItself() {
+        MemVfs vfs = new MemVfs();
+        try (Wal wal = Wal.open(vfs, WalTest.DIR, WalTest.SMALL)) {
+            wal.append(new byte[20], Durability.NONE);
+        }
+        UncheckedIOException mine = new UncheckedIOException(new IOException("owner's own"));
+        assertThatThrownBy(() -> Wal.open(vfs, WalTest.DIR, WalTest.SMALL, l -> { }, 1, b -> {
+            throw mine;
+        }, r -> { })).isSameAs(mine).isNotInstanceOf(StorageIOException.class);
+    }
+
+    private interface Open {
+        Wal open();
+    }
+
+    private static String outcome(Open open) {
+        try (Wal wal = open.open()) {
+            return "opened";
+        } catch (RuntimeException e) {
+            return e.getClass().getSimpleName() + ": " + e.getMessage();
+        }
+    }
+}

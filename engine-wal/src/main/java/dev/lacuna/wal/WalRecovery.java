@@ -57,7 +57,11 @@ final class WalRecovery {
         try {
             return check(vfs, dir, options, coverage, replay);
         } catch (WalReplay.OwnerFailure e) {
-            throw e.owners();
+            RuntimeException owners = e.owners();
+            for (Throwable closing : e.getSuppressed()) { // a segment's close that failed as it went out
+                owners.addSuppressed(closing);
+            }
+            throw owners;
         }
     }
 

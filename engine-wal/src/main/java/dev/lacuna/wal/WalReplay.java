@@ -78,7 +78,8 @@ final class WalReplay {
 
     /**
      * The zero bytes {@code segment} ends in, read backwards until one is not (0 if it cannot be read: the log's own
-     * reading of it fails the open then).
+     * reading of it fails the open then). Zeros that end the last record's payload count too: at most a fragment's
+     * data, under a block, since a fragment's header is never all zeros.
      */
     private static long zeroTail(Vfs vfs, Path segment) {
         try (VfsFile file = vfs.openReadOnly(segment)) {
@@ -88,8 +89,8 @@ final class WalReplay {
                 int n = (int) Math.min(buffer.capacity(), end);
                 long from = end - n;
                 buffer.clear().limit(n);
-                while (buffer.hasRemaining() && file.read(buffer, from + buffer.position()) >= 0) {
-                    // until the stretch is read
+                while (buffer.hasRemaining() && file.read(buffer, from + buffer.position()) > 0) {
+                    // until the stretch is read (what a read leaves unread counts as zeros: the size only drops)
                 }
                 byte[] b = buffer.array();
                 for (int i = buffer.position() - 1; i >= 0; i--) {

@@ -14,16 +14,18 @@ import org.junit.jupiter.api.Test;
 
 /**
  * An owner replays the log from the records its open hands over ({@link Wal#open(dev.lacuna.vfs.Vfs,
- * java.nio.file.Path, WalOptions, Wal.Coverage, long, java.util.function.Consumer)}) instead of reading it again:
- * when the open succeeds they must be exactly what a reader of the opened log reads from the same LSN, whatever
- * a crash left (torn tails, lost segments, records spanning blocks and segments), in either recovery mode; when
- * it fails, it fails as the plain open does.
+ * java.nio.file.Path, WalOptions, Wal.Coverage, long, java.util.function.LongConsumer, java.util.function.Consumer)})
+ * instead of reading it again: when the open succeeds they must be exactly what a reader of the opened log reads
+ * from the same LSN, whatever a crash left (torn tails, lost segments, records spanning blocks and segments), in
+ * either recovery mode; when it fails, it fails as the plain open does. The size it tells comes once, before the
+ * first record, between the records' bytes and the segments' (none if no record is handed over).
  */
 class WalOpenReplayTest {
     @Test
     void shouldHandOverWhatAReaderOfTheOpenedLogReads() throws Exception {
         Random random = new Random(11);
         int compared = 0;
+        int sized = 0;
         for (int round = 0; round < 300; round++) {
             RecoveryMode mode = round % 3 == 0 ? RecoveryMode.ABSOLUTE : RecoveryMode.TOLERATE_TORN_TAIL;
             WalOptions options = WalTest.SMALL.withRecoveryMode(mode);
@@ -39,22 +41,38 @@ class WalOpenReplayTest {
                 long from = 1 + random.nextInt(records + 2);
 
                 List<String> handedOver = new ArrayList<>();
-                String handedOverOutcome = open(crashed.crashClone(), options, from, handedOver, true);
+                List<long[]> told = new ArrayList<>(); // {bytes, records handed over before}
+                String handedOverOutcome = open(crashed.crashClone(), options, from, handedOver, told, true);
                 List<String> read = new ArrayList<>();
-                String readOutcome = open(crashed.crashClone(), options, from, read, false);
+                String readOutcome = open(crashed.crashClone(), options, from, read, told, false);
 
                 assertThat(handedOverOutcome).as("round %d", round).isEqualTo(readOutcome);
                 if (readOutcome.equals("opened")) {
                     assertThat(handedOver).as("round %d from LSN %d", round, from).isEqualTo(read);
                     compared += read.size();
+                    if (read.isEmpty()) {
+                        assertThat(told).as("round %d: nothing handed over, no size told", round).isEmpty();
+                    } else {
+                        assertThat(told).as("round %d: told once", round).hasSize(1);
+                        assertThat(told.get(0)[1]).as("round %d: records handed before the size", round).isZero();
+                        // At least the records (the zeros ending the last one's payload aside), at most the files.
+                        assertThat(told.get(0)[0]).as("round %d", round).isBetween(framed(read) - 8 - 11,
+                                segmentsBytes(crashed) - WalFormat.HEADER_SIZE);
+                        sized++;
+                    }
                 }
             }
         }
         assertThat(compared).as("records compared").isGreaterThan(1000);
+        assertThat(sized).as("opens that told a size").isGreaterThan(100);
     }
 
-    /** Opens the log in {@code vfs} and collects its records from {@code from}: handed over, or read after. */
-    private static String open(MemVfs vfs, WalOptions options, long from, List<String> out, boolean handOver) {
+    /**
+     * Opens the log in {@code vfs} and collects its records from {@code from}: handed over (with the size told, and
+     * how many records were handed over before it, into {@code told}), or read after.
+     */
+    private static String open(MemVfs vfs, WalOptions options, long from, List<String> out, List<long[]> told,
+                               boolean handOver) {
         // As the engine's check does, refuse a log that ends before the first LSN wanted.
         Wal.Coverage coverage = log -> {
             if (from > log.last() + 1) {
@@ -62,7 +80,8 @@ class WalOpenReplayTest {
             }
         };
         try (Wal wal = handOver
-                ? Wal.open(vfs, WalTest.DIR, options, coverage, from, r -> out.add(describe(r)))
+                ? Wal.open(vfs, WalTest.DIR, options, coverage, from, b -> told.add(new long[] {b, out.size()}),
+                        r -> out.add(describe(r)))
                 : Wal.open(vfs, WalTest.DIR, options, coverage)) {
             if (!handOver) {
                 try (WalReader reader = wal.reader(Math.max(from, wal.firstLsn()))) {
@@ -78,6 +97,25 @@ class WalOpenReplayTest {
     }
 
     private static String describe(WalRecord r) {
-        return r.lsn() + ":" + Arrays.toString(r.payload());
+        return r.lsn() + ":" + r.payload().length + ":" + Arrays.toString(r.payload());
+    }
+
+    /** The bytes the records {@link #describe described} take in the log: payload, LSN and a fragment header. */
+    private static long framed(List<String> described) {
+        long total = 0;
+        for (String d : described) {
+            total += Long.parseLong(d.split(":")[1]) + WalFormat.LSN_SIZE + WalFormat.FRAGMENT_HEADER_SIZE;
+        }
+        return total;
+    }
+
+    private static long segmentsBytes(MemVfs vfs) throws java.io.IOException {
+        long total = 0;
+        for (String name : vfs.list(WalTest.DIR)) {
+            if (WalFormat.parseSegmentName(name) >= 0) {
+                total += vfs.size(WalTest.DIR.resolve(name));
+            }
+        }
+        return total;
     }
 }

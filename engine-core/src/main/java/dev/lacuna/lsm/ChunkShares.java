@@ -10,8 +10,8 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * of 35–55 ms in an open of 8 MB of log, four partitions of 2 MB), and the last chunk left up to half its room
  * unused. A tree's size is its share of the bytes decoded so far (over every decoding thread) times the bytes the
  * log said it would hand over ({@link #logBytes}), and a sixteenth more, so that a share a little low does not end
- * in one more chunk. The log's bytes include the zero fill after its last record (less than its preallocation
- * step, 1 MiB by default), so the room told over every tree is at most that much more than the shares.
+ * in one more chunk. The log's bytes stop at the zeros its last segment ends in (its preallocation, which a user may
+ * set as large as a segment), so that they are not shared out as room; a torn tail's bytes still count.
  */
 final class ChunkShares {
     /** Records a decoding task reads between two tellings. */
@@ -55,10 +55,10 @@ final class ChunkShares {
      * from the {@value #SAMPLE_RECORDS}th record on, tells each of those trees' lists its size.
      */
     void tell(long[] placedSince, long decodedSince, int recordsSince, ArenaSkipList[] lists) {
-        long log = logBytes;
         if (recordsSince == 0) {
             return;
         }
+        long log = logBytes;
         long decodedSoFar = decoded.addAndGet(decodedSince);
         boolean tell = log > 0 && records.addAndGet(recordsSince) >= SAMPLE_RECORDS && decodedSoFar > 0;
         double logPerDecoded = (double) log / Math.max(1, decodedSoFar);

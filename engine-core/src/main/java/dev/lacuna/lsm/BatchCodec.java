@@ -92,13 +92,21 @@ public final class BatchCodec {
      * @throws CorruptionException naming {@code where} and the position in the payload if it is not a batch
      */
     static Header decode(byte[] b, String where, OpSink sink) {
-        if (b.length == 0 || (b[0] != TYPE_KV_BATCH && b[0] != TYPE_KV_BATCH_V1)) {
+        return decode(b, 0, b.length, where, sink);
+    }
+
+    /**
+     * {@link #decode(byte[], String, OpSink)} of the payload {@code b[from, from + length)}; a damaged one's position
+     * is told from {@code from}, as the payload's own. The values handed to {@code sink} lie in {@code b}.
+     */
+    private static Header decode(byte[] b, int from, int length, String where, OpSink sink) {
+        if (length == 0 || (b[from] != TYPE_KV_BATCH && b[from] != TYPE_KV_BATCH_V1)) {
             throw new CorruptionException(where, 0, "log record is not a key/value batch");
         }
-        PayloadReader in = new PayloadReader(b, where);
+        PayloadReader in = new PayloadReader(b, from, from + length, where);
         long writeTime = 0;
         int flags = 0;
-        if (b[0] == TYPE_KV_BATCH) {
+        if (b[from] == TYPE_KV_BATCH) {
             if (in.atEnd()) {
                 throw in.malformed(in.position(), "batch ends early");
             }
@@ -133,13 +141,13 @@ public final class BatchCodec {
     }
 
     /**
-     * {@link #decode(byte[], String, OpSink)} of the log record {@code lsn}, named {@code "log record <lsn>"} in an
-     * error; the name is built only then (recovery decodes every record of the log, and building it each time cost
+     * {@link #decode(byte[], String, OpSink)} of the log record {@code lsn}, whose payload is {@code b[from, from +
+     * length)}, named {@code "log record <lsn>"} in an error; the name is built only then (recovery decodes every record of the log, and building it each time cost
      * a tenth of the decoding).
      */
-    static void decodeLogRecord(byte[] b, long lsn, OpSink sink) {
+    static void decodeLogRecord(byte[] b, int from, int length, long lsn, OpSink sink) {
         try {
-            decode(b, "", sink);
+            decode(b, from, length, "", sink);
         } catch (CorruptionException e) {
             throw new CorruptionException("log record " + lsn, e.offset(), e.detail());
         }
@@ -149,18 +157,20 @@ public final class BatchCodec {
         return kind == InternalKey.KIND_PUT || kind == WriteBatch.KIND_LOG_ONLY;
     }
 
-    /** The payload after its type byte; a damaged one names the record and the position in it. */
+    /** The payload {@code b[from, end)} after its type byte; a damaged one names the record and the position in it. */
     private static final class PayloadReader extends BoundedReader {
         private final String where;
+        private final int from;
 
-        PayloadReader(byte[] b, String where) {
-            super(b, 1, b.length, false);
+        PayloadReader(byte[] b, int from, int end, String where) {
+            super(b, from + 1, end, false);
             this.where = where;
+            this.from = from;
         }
 
         @Override
         protected CorruptionException malformed(int at, String detail) {
-            return new CorruptionException(where, at, detail);
+            return new CorruptionException(where, at - from, detail);
         }
     }
 }

@@ -8,11 +8,8 @@ import dev.lacuna.storage.IncompatibleStoreException;
 import dev.lacuna.storage.StorageIOException;
 import dev.lacuna.vfs.VfsLock;
 import dev.lacuna.wal.Wal;
-import dev.lacuna.wal.WalRecord;
 import java.io.IOException;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Set;
 import java.util.function.BiFunction;
 
@@ -29,9 +26,6 @@ final class Recovery {
     static final String LOCK_FILE = "LOCK";
     /** The log's directory, inside the store's. */
     static final String WAL_DIR = "wal";
-    /** Log records read before they are handed to the decoding threads together. */
-    private static final int REPLAY_BATCH = 256;
-
     private Recovery() {
     }
 
@@ -137,7 +131,8 @@ final class Recovery {
      */
     private static final class LogFeed {
         private final Replay.Decoder decoder;
-        private List<WalRecord> batch = new ArrayList<>(REPLAY_BATCH);
+        /** The batch being filled; null once the feeding failed. */
+        private ReplayBatch batch;
         private boolean failed;
         /** What {@link Replay.Decoder#submit} threw: the decoder keeps only a decode's failure, not its own. */
         private Throwable failure;
@@ -146,31 +141,34 @@ final class Recovery {
 
         LogFeed(Replay.Decoder decoder) {
             this.decoder = decoder;
+            this.batch = decoder.emptyBatch();
         }
 
-        void add(WalRecord r) {
+        /** One record, its payload {@code b[from, from + length)} lent by the log's recovery: copied into the batch. */
+        void add(long lsn, byte[] b, int from, int length) {
             records++;
-            bytes += r.payload().length;
+            bytes += length;
             if (failed) {
                 return;
             }
-            batch.add(r);
-            if (batch.size() == REPLAY_BATCH) {
+            batch.add(lsn, b, from, length);
+            if (batch.full()) {
                 submit();
             }
         }
 
         void end() {
-            if (!failed && !batch.isEmpty()) {
+            if (!failed && batch.count() > 0) {
                 submit();
             }
         }
 
         private void submit() {
-            List<WalRecord> full = batch;
-            batch = new ArrayList<>(REPLAY_BATCH);
+            ReplayBatch full = batch;
+            batch = null;
             try {
                 decoder.submit(full);
+                batch = decoder.emptyBatch();
             } catch (RuntimeException | Error e) {
                 failed = true; // thrown at finish(): the records from this batch on were not replayed
                 failure = e;

@@ -2,7 +2,6 @@ package dev.lacuna.lsm;
 
 import dev.lacuna.kv.WriteBatch;
 import dev.lacuna.storage.StorageIOException;
-import dev.lacuna.wal.WalRecord;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -107,8 +106,10 @@ final class Replay {
         private final long[] flushed;
         private final ExecutorService pool;
         /** Batches being decoded, in the order handed over; at most {@link #maxInFlight}, which bounds memory. */
-        private final ArrayDeque<Future<Writes[]>> inFlight = new ArrayDeque<>();
+        private final ArrayDeque<Decoding> inFlight = new ArrayDeque<>();
         private final int maxInFlight;
+        /** Batches decoded and taken back, to be filled again ({@link #emptyBatch}). */
+        private final ArrayDeque<ReplayBatch> free = new ArrayDeque<>();
         /** The first failure met, thrown again by every later call (the caller tells it apart by identity). */
         private RuntimeException failure;
         private Error error;
@@ -129,27 +130,32 @@ final class Replay {
             });
         }
 
+        /** A batch handed over, and its decoding's outcome. */
+        private record Decoding(ReplayBatch batch, Future<Writes[]> result) {
+        }
+
         /** Places one batch's writes; returns their nodes, per tree, in log order. */
-        private Writes[] decode(List<WalRecord> batch) {
+        private Writes[] decode(ReplayBatch batch) {
             Writes[] byTree = new Writes[perTree.size()];
             RecordOps ops = new RecordOps();
             long[] placed = new long[perTree.size()]; // per tree, the nodes' bytes placed since the last telling
             long decoded = 0;
             int records = 0;
-            for (WalRecord r : batch) {
+            byte[] payloads = batch.bytes();
+            for (int r = 0; r < batch.count(); r++) {
                 if (records == ChunkShares.EVERY) {
                     shares.tell(placed, decoded, records, lists);
                     decoded = 0;
                     records = 0;
                 }
                 records++;
-                long lsn = r.lsn();
-                byte[] payload = r.payload();
-                decoded += ChunkShares.framed(payload.length);
+                long lsn = batch.lsn(r);
+                int length = batch.length(r);
+                decoded += ChunkShares.framed(length);
                 // The whole record is checked before any of its keys is routed (a user's router may refuse a key
                 // of a damaged record): its damage is what the open reports, as when the record was decoded whole.
                 ops.count = 0;
-                BatchCodec.decodeLogRecord(payload, lsn, ops);
+                BatchCodec.decodeLogRecord(payloads, batch.from(r), length, lsn, ops);
                 for (int i = 0; i < ops.count; i++) {
                     int kind = ops.kinds[i];
                     if (kind == WriteBatch.KIND_LOG_ONLY) {
@@ -163,7 +169,7 @@ final class Replay {
                         }
                         // The value goes from the payload into the arena with no array of its own between: such
                         // arrays were a quarter of what an open allocated.
-                        byTree[t].add(lists[t].place(key, lsn << 8 | kind, payload, ops.valueAt[i],
+                        byTree[t].add(lists[t].place(key, lsn << 8 | kind, payloads, ops.valueAt[i],
                                 ops.valueLength[i]));
                         placed[t] += ArenaSkipList.typicalNodeBytes(key.length + 8, ops.valueLength[i]);
                     }
@@ -173,13 +179,22 @@ final class Replay {
             return byTree;
         }
 
-        /** Hands over records read in log order, after those handed over before. */
-        void submit(List<WalRecord> records) {
+        /**
+         * Hands over a batch of records read in log order, after those handed over before. The batch is the decoder's
+         * until it gives it out again ({@link #emptyBatch}).
+         */
+        void submit(ReplayBatch batch) {
             failIfFailed();
             while (inFlight.size() >= maxInFlight) {
                 takeBack();
             }
-            inFlight.add(pool.submit(() -> decode(records)));
+            inFlight.add(new Decoding(batch, pool.submit(() -> decode(batch))));
+        }
+
+        /** A batch to fill: one whose decoding was taken back, or a new one. */
+        ReplayBatch emptyBatch() {
+            ReplayBatch batch = free.poll();
+            return batch != null ? batch : new ReplayBatch();
         }
 
         /** Waits until every record handed over is decoded and gathered; throws the first decoding failure. */
@@ -193,8 +208,9 @@ final class Replay {
         /** Gathers the oldest batch's writes into the trees' (an Error too: the open must not go on without them). */
         private void takeBack() {
             Writes[] byTree;
+            Decoding oldest = inFlight.poll();
             try {
-                byTree = inFlight.poll().get();
+                byTree = oldest.result().get();
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 failure = new StorageIOException("interrupted while replaying the log", e);
@@ -208,6 +224,11 @@ final class Replay {
                 }
                 failIfFailed();
                 return;
+            }
+            // Its task is done (get() returned: what it read of the batch happened before), and nothing it placed
+            // points into the batch: the arena holds the values, the keys are arrays of their own.
+            if (oldest.batch().clear()) {
+                free.add(oldest.batch());
             }
             for (int t = 0; t < byTree.length; t++) {
                 if (byTree[t] != null) {

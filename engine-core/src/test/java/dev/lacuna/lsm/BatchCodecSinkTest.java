@@ -19,7 +19,7 @@ class BatchCodecSinkTest {
 
     /** What the sink was handed, each value copied out of the payload at the place it was said to be. */
     private static List<WriteBatch.Op> read(byte[] payload, long lsn, List<WriteBatch.Op> into) {
-        BatchCodec.decodeLogRecord(payload, lsn, (kind, key, b, valueAt, valueLength) -> {
+        BatchCodec.decodeLogRecord(payload, 0, payload.length, lsn, (kind, key, b, valueAt, valueLength) -> {
             assertThat(b).isSameAs(payload);
             into.add(new WriteBatch.Op(kind, key, Arrays.copyOfRange(b, valueAt, valueAt + valueLength)));
         });
@@ -64,5 +64,27 @@ class BatchCodecSinkTest {
         assertThatThrownBy(() -> read(cut, 3, handed)).isInstanceOf(CorruptionException.class)
                 .hasMessageContaining("log record 3").hasMessageContaining("value length 5 exceeds the 3 bytes left");
         assertThat(handed).isEmpty();
+    }
+    @Test
+    void shouldReadAPayloadLyingInsideALargerArrayTellingADamagedOnesPositionFromItsStart() {
+        byte[] payload = BatchCodec.encode(List.of(new WriteBatch.Op(WriteBatch.KIND_PUT, bytes("key"), bytes("value")),
+                new WriteBatch.Op(WriteBatch.KIND_DELETE, bytes("gone"), new byte[0])), 9, 0);
+        byte[] around = new byte[payload.length + 40];
+        Arrays.fill(around, (byte) 0x7f);
+        System.arraycopy(payload, 0, around, 17, payload.length);
+        List<WriteBatch.Op> read = new ArrayList<>();
+        BatchCodec.decodeLogRecord(around, 17, payload.length, 3, (kind, key, b, valueAt, valueLength) ->
+                read.add(new WriteBatch.Op(kind, key, Arrays.copyOfRange(b, valueAt, valueAt + valueLength))));
+        assertThat(read).usingRecursiveFieldByFieldElementComparator()
+                .isEqualTo(BatchCodec.decode(payload, "test").ops());
+
+        // One byte short: the bytes after the payload are not read, and the damage is where the payload ends.
+        assertThatThrownBy(() -> BatchCodec.decodeLogRecord(around, 17, payload.length - 1, 3,
+                (kind, key, b, valueAt, valueLength) -> { }))
+                .isInstanceOf(CorruptionException.class).hasMessageContaining("log record 3")
+                .satisfies(e -> assertThat(((CorruptionException) e).offset()).isBetween(1L,
+                        (long) payload.length - 1));
+        assertThatThrownBy(() -> BatchCodec.decodeLogRecord(around, 17, 0, 4, (kind, key, b, valueAt, valueLength) -> {
+        })).isInstanceOf(CorruptionException.class).hasMessageContaining("not a key/value batch");
     }
 }

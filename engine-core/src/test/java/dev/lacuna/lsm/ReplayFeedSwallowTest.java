@@ -6,7 +6,6 @@ import dev.lacuna.kv.KvOptions;
 import dev.lacuna.sstable.BlockCache;
 import dev.lacuna.sstable.Lz4;
 import dev.lacuna.vfs.MemVfs;
-import dev.lacuna.wal.WalRecord;
 import java.lang.reflect.Constructor;
 import java.lang.reflect.Method;
 import java.nio.file.Path;
@@ -34,12 +33,12 @@ class ReplayFeedSwallowTest {
         Constructor<?> c = feedClass.getDeclaredConstructor(Replay.Decoder.class);
         c.setAccessible(true);
         Object feed = c.newInstance(decoder);
-        Method add = feedClass.getDeclaredMethod("add", WalRecord.class);
+        Method add = feedClass.getDeclaredMethod("add", long.class, byte[].class, int.class, int.class);
         add.setAccessible(true);
         Method end = feedClass.getDeclaredMethod("end");
         end.setAccessible(true);
         for (int lsn = 1; lsn <= 300; lsn++) {
-            add.invoke(feed, new WalRecord(lsn, new byte[0]));
+            add.invoke(feed, (long) lsn, new byte[0], 0, 0);
         }
         end.invoke(feed);
         Method finish = feedClass.getDeclaredMethod("finish");

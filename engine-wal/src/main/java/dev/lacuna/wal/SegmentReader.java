@@ -52,6 +52,11 @@ final class SegmentReader {
     private int blockLength;
     /** False while {@link #skip} runs: records are checked, their payloads not copied. */
     private boolean copyPayloads = true;
+    /** The last record {@link #skip} read: its LSN and where its payload lies (see {@link #lend}). */
+    private long lentLsn;
+    private byte[] lentBytes;
+    private int lentFrom;
+    private int lentLength;
 
     private long position;
     private long expectedLsn;
@@ -109,7 +114,8 @@ final class SegmentReader {
     }
 
     /**
-     * Like {@link #next}, for a reader that only checks the records (recovery): the payload is not copied out.
+     * Like {@link #next}, for a reader that only checks the records (recovery): the payload is not copied out, only
+     * lent ({@link #lend}).
      *
      * @return whether a record was read (else see {@link #end()})
      */
@@ -120,6 +126,14 @@ final class SegmentReader {
         } finally {
             copyPayloads = true;
         }
+    }
+
+    /**
+     * Lends the payload of the record the last {@link #skip} read to {@code to}: it lies in this reader's memory,
+     * which the next read reuses.
+     */
+    void lend(LentRecords to) {
+        to.accept(lentLsn, lentBytes, lentFrom, lentLength);
     }
 
     /**
@@ -238,7 +252,14 @@ final class SegmentReader {
         expectedLsn++;
         position = endPos;
         end = null;
-        return copyPayloads ? new WalRecord(lsn, Arrays.copyOfRange(body, from + LSN_SIZE, from + bodyLength)) : CHECKED;
+        if (copyPayloads) {
+            return new WalRecord(lsn, Arrays.copyOfRange(body, from + LSN_SIZE, from + bodyLength));
+        }
+        lentLsn = lsn;
+        lentBytes = body;
+        lentFrom = from + LSN_SIZE;
+        lentLength = bodyLength - LSN_SIZE;
+        return CHECKED;
     }
 
     /**

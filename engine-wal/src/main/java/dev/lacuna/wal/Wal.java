@@ -189,7 +189,8 @@ public final class Wal implements AutoCloseable {
     public static Wal open(Vfs vfs, Path dir, WalOptions options, Coverage coverage, long fromLsn,
                            Consumer<WalRecord> records) {
         Objects.requireNonNull(records, "records");
-        return open(vfs, dir, options, coverage, new WalReplay(fromLsn, null, records), new JfrSyncEvents());
+        return open(vfs, dir, options, coverage, new WalReplay(fromLsn, null, WalReplay.copying(records)),
+                new JfrSyncEvents());
     }
 
     /**
@@ -202,6 +203,17 @@ public final class Wal implements AutoCloseable {
      */
     public static Wal open(Vfs vfs, Path dir, WalOptions options, Coverage coverage, long fromLsn, LongConsumer size,
                            Consumer<WalRecord> records) {
+        Objects.requireNonNull(records, "records");
+        return open(vfs, dir, options, coverage, fromLsn, size, WalReplay.copying(records));
+    }
+
+    /**
+     * As {@link #open(Vfs, Path, WalOptions, Coverage, long, LongConsumer, Consumer)}, lending each record's payload to
+     * {@code records} for the call only, where that one copies each into an array of its own: an owner that replays
+     * the log into memory of its own copies each payload once, and the open makes no garbage per record.
+     */
+    public static Wal open(Vfs vfs, Path dir, WalOptions options, Coverage coverage, long fromLsn, LongConsumer size,
+                           LentRecords records) {
         Objects.requireNonNull(size, "size");
         Objects.requireNonNull(records, "records");
         return open(vfs, dir, options, coverage, new WalReplay(fromLsn, size, records), new JfrSyncEvents());

@@ -99,7 +99,7 @@ final class WalRecovery {
                             + header.firstLsn() + " but the one before it ends at " + (nextLsn - 1));
                 }
                 List<Long> later = numbers.subList(i + 1, numbers.size());
-                Hand hand = replay == null ? null : (record, rest) -> replay.hand(record, rest, vfs, dir, later,
+                Hand hand = replay == null ? null : (reader, rest) -> replay.hand(reader, rest, vfs, dir, later,
                         numbers.get(numbers.size() - 1), options);
                 if (last) {
                     tail = checkLast(file, header, options.recoveryMode(), replay, hand);
@@ -124,9 +124,9 @@ final class WalRecovery {
         return new Result(segments, nextLsn, nextSegment, droppedTail);
     }
 
-    /** Hands a record to the replay: {@code rest}, the bytes of its segment from its start. */
+    /** Hands the record {@code reader} just read to the replay: {@code rest}, the bytes of its segment from its start. */
     private interface Hand {
-        void hand(WalRecord record, long rest);
+        void hand(SegmentReader reader, long rest);
     }
 
     /**
@@ -205,19 +205,18 @@ final class WalRecovery {
     }
 
     /**
-     * Reads and checks the next record below {@code limit} (the segment's size), handing it over if the replay wants
-     * it (copied out then, only checked otherwise); returns whether there was one.
+     * Reads and checks the next record below {@code limit} (the segment's size), handing it over (lent) if the replay
+     * wants it; returns whether there was one.
      */
     private static boolean step(SegmentReader reader, long limit, WalReplay replay, Hand hand) throws IOException {
         if (replay == null || reader.expectedLsn() < replay.fromLsn()) {
             return reader.skip(limit);
         }
         long at = reader.validEnd(); // where the record starts (its first fragment), past the one before
-        WalRecord record = reader.next(limit);
-        if (record == null) {
+        if (!reader.skip(limit)) {
             return false;
         }
-        hand.hand(record, limit - at);
+        hand.hand(reader, limit - at);
         return true;
     }
 

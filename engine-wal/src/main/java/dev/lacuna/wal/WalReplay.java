@@ -6,15 +6,16 @@ import dev.lacuna.vfs.VfsFile;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.List;
 import java.util.function.Consumer;
 import java.util.function.LongConsumer;
 
 /**
  * Where the records recovery checks go, from LSN {@link #fromLsn} on ({@link Wal#open(Vfs, Path, WalOptions,
- * Wal.Coverage, long, LongConsumer, Consumer)}), and what their owner is told of their size: once, before the first
- * record handed over, the bytes of the log's segments from that record to the end of its last record. Records
- * before {@code fromLsn} are checked without being copied out.
+ * Wal.Coverage, long, LongConsumer, LentRecords)}), lent to their owner, and what it is told of their size: once,
+ * before the first record handed over, the bytes of the log's segments from that record to the end of its last
+ * record. Records before {@code fromLsn} are checked without being handed over.
  *
  * <p>What the owner's callbacks throw leaves recovery as {@link OwnerFailure}, and {@link WalRecovery#recover} throws
  * the owner's exception itself: recovery takes a {@code CorruptionException} met in the last segment for a torn
@@ -25,14 +26,20 @@ final class WalReplay {
     private final long fromLsn;
     /** Null: no size wanted, and the segments are not sized. */
     private final LongConsumer size;
-    private final Consumer<WalRecord> records;
+    private final LentRecords records;
     /** Whether {@link #size} was told (recovery's thread only). */
     private boolean sized;
 
-    WalReplay(long fromLsn, LongConsumer size, Consumer<WalRecord> records) {
+    WalReplay(long fromLsn, LongConsumer size, LentRecords records) {
         this.fromLsn = fromLsn;
         this.size = size;
         this.records = records;
+    }
+
+    /** An owner that keeps each record: its payload copied into an array of its own. */
+    static LentRecords copying(Consumer<WalRecord> records) {
+        return (lsn, bytes, from, length) -> records.accept(new WalRecord(lsn, Arrays.copyOfRange(bytes, from,
+                from + length)));
     }
 
     long fromLsn() {
@@ -40,12 +47,12 @@ final class WalReplay {
     }
 
     /**
-     * Hands {@code record} to the owner, first telling it the log's size from the record on if it wants it and was not
+     * Hands the record {@code reader} just read (lent: {@link SegmentReader#lend}) to the owner, first telling it the log's size from the record on if it wants it and was not
      * told: {@code rest}, the bytes of the record's segment from the record's start, and those of the segments after
      * it ({@code later}), less the zeros the log's last segment ends in (its preallocation: up to
      * {@link WalOptions#preallocate()}, which a user may set to a segment's size).
      */
-    void hand(WalRecord record, long rest, Vfs vfs, Path dir, List<Long> later, long lastSegment,
+    void hand(SegmentReader reader, long rest, Vfs vfs, Path dir, List<Long> later, long lastSegment,
               WalOptions options) {
         long bytes = -1;
         if (size != null && !sized) {
@@ -57,7 +64,7 @@ final class WalReplay {
                 sized = true;
                 size.accept(bytes);
             }
-            records.accept(record);
+            reader.lend(records);
         } catch (RuntimeException e) {
             throw new OwnerFailure(e);
         }

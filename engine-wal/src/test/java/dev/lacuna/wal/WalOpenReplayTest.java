@@ -10,11 +10,13 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
+import java.util.function.LongConsumer;
 import org.junit.jupiter.api.Test;
 
 /**
  * An owner replays the log from the records its open hands over ({@link Wal#open(dev.lacuna.vfs.Vfs,
- * java.nio.file.Path, WalOptions, Wal.Coverage, long, java.util.function.LongConsumer, java.util.function.Consumer)})
+ * java.nio.file.Path, WalOptions, Wal.Coverage, long, LongConsumer, java.util.function.Consumer)}, or lent: {@link
+ * Wal#open(dev.lacuna.vfs.Vfs, java.nio.file.Path, WalOptions, Wal.Coverage, long, LongConsumer, LentRecords)})
  * instead of reading it again: when the open succeeds they must be exactly what a reader of the opened log reads
  * from the same LSN, whatever a crash left (torn tails, lost segments, records spanning blocks and segments), in
  * either recovery mode; when it fails, it fails as the plain open does. The size it tells comes once, before the
@@ -42,9 +44,11 @@ class WalOpenReplayTest {
 
                 List<String> handedOver = new ArrayList<>();
                 List<long[]> told = new ArrayList<>(); // {bytes, records handed over before}
-                String handedOverOutcome = open(crashed.crashClone(), options, from, handedOver, told, true);
+                // Handed over as arrays of their own in even rounds, lent in odd ones (LentRecords).
+                String handedOverOutcome = open(crashed.crashClone(), options, from, handedOver, told,
+                        round % 2 == 0 ? HandOver.ARRAYS : HandOver.LENT);
                 List<String> read = new ArrayList<>();
-                String readOutcome = open(crashed.crashClone(), options, from, read, told, false);
+                String readOutcome = open(crashed.crashClone(), options, from, read, told, HandOver.NONE);
 
                 assertThat(handedOverOutcome).as("round %d", round).isEqualTo(readOutcome);
                 if (readOutcome.equals("opened")) {
@@ -67,23 +71,29 @@ class WalOpenReplayTest {
         assertThat(sized).as("opens that told a size").isGreaterThan(100);
     }
 
+    /** How the records are collected: handed over by the open (as arrays, or lent), or read after it. */
+    private enum HandOver { ARRAYS, LENT, NONE }
+
     /**
      * Opens the log in {@code vfs} and collects its records from {@code from}: handed over (with the size told, and
      * how many records were handed over before it, into {@code told}), or read after.
      */
     private static String open(MemVfs vfs, WalOptions options, long from, List<String> out, List<long[]> told,
-                               boolean handOver) {
+                               HandOver handOver) {
         // As the engine's check does, refuse a log that ends before the first LSN wanted.
         Wal.Coverage coverage = log -> {
             if (from > log.last() + 1) {
                 throw new IllegalStateException("the log ends at LSN " + log.last());
             }
         };
-        try (Wal wal = handOver
-                ? Wal.open(vfs, WalTest.DIR, options, coverage, from, b -> told.add(new long[] {b, out.size()}),
-                        r -> out.add(describe(r)))
-                : Wal.open(vfs, WalTest.DIR, options, coverage)) {
-            if (!handOver) {
+        LongConsumer size = b -> told.add(new long[] {b, out.size()});
+        try (Wal wal = switch (handOver) {
+            case ARRAYS -> Wal.open(vfs, WalTest.DIR, options, coverage, from, size, r -> out.add(describe(r)));
+            case LENT -> Wal.open(vfs, WalTest.DIR, options, coverage, from, size, (lsn, bytes, at, length) ->
+                    out.add(describe(new WalRecord(lsn, Arrays.copyOfRange(bytes, at, at + length)))));
+            case NONE -> Wal.open(vfs, WalTest.DIR, options, coverage);
+        }) {
+            if (handOver == HandOver.NONE) {
                 try (WalReader reader = wal.reader(Math.max(from, wal.firstLsn()))) {
                     for (WalRecord r = reader.next(); r != null; r = reader.next()) {
                         out.add(describe(r));

@@ -30,10 +30,6 @@ public final class BatchCodec {
     public record Decoded(List<WriteBatch.Op> ops, long writeTimeMillis, int flags) {
     }
 
-    /** A payload's write time (epoch ms; 0 in version 1) and flags. */
-    record Header(long writeTimeMillis, int flags) {
-    }
-
     static byte[] encode(List<WriteBatch.Op> ops, long writeTimeMillis, int flags) {
         if ((flags & ~WriteBatch.KNOWN_FLAGS) != 0) {
             throw new IllegalArgumentException("unknown batch flags " + flags);
@@ -59,6 +55,13 @@ public final class BatchCodec {
      */
     interface OpSink {
         /**
+         * The payload's write time (epoch ms; 0 in version 1) and flags, read before its operations. Recovery has no
+         * use for them: an object to return them in was a twentieth of what it allocated.
+         */
+        default void header(long writeTimeMillis, int flags) {
+        }
+
+        /**
          * One operation, in payload order.
          *
          * @param kind        its kind ({@link WriteBatch.Op#kind()})
@@ -77,10 +80,27 @@ public final class BatchCodec {
      * @throws CorruptionException naming {@code where} and the position in the payload if it is not a batch
      */
     public static Decoded decode(byte[] b, String where) {
-        List<WriteBatch.Op> ops = new ArrayList<>();
-        Header header = decode(b, where, (kind, key, payload, valueAt, valueLength) -> ops.add(new WriteBatch.Op(
-                kind, key, Arrays.copyOfRange(payload, valueAt, valueAt + valueLength))));
-        return new Decoded(ops, header.writeTimeMillis(), header.flags());
+        Collector collected = new Collector();
+        decode(b, where, collected);
+        return new Decoded(collected.ops, collected.writeTimeMillis, collected.flags);
+    }
+
+    /** A payload's header and operations, each value copied out. */
+    private static final class Collector implements OpSink {
+        final List<WriteBatch.Op> ops = new ArrayList<>();
+        long writeTimeMillis;
+        int flags;
+
+        @Override
+        public void header(long writeTimeMillis, int flags) {
+            this.writeTimeMillis = writeTimeMillis;
+            this.flags = flags;
+        }
+
+        @Override
+        public void op(int kind, byte[] key, byte[] payload, int valueAt, int valueLength) {
+            ops.add(new WriteBatch.Op(kind, key, Arrays.copyOfRange(payload, valueAt, valueAt + valueLength)));
+        }
     }
 
     /**
@@ -91,15 +111,15 @@ public final class BatchCodec {
      *
      * @throws CorruptionException naming {@code where} and the position in the payload if it is not a batch
      */
-    static Header decode(byte[] b, String where, OpSink sink) {
-        return decode(b, 0, b.length, where, sink);
+    static void decode(byte[] b, String where, OpSink sink) {
+        decode(b, 0, b.length, where, sink);
     }
 
     /**
      * {@link #decode(byte[], String, OpSink)} of the payload {@code b[from, from + length)}; a damaged one's position
      * is told from {@code from}, as the payload's own. The values handed to {@code sink} lie in {@code b}.
      */
-    private static Header decode(byte[] b, int from, int length, String where, OpSink sink) {
+    private static void decode(byte[] b, int from, int length, String where, OpSink sink) {
         if (length == 0 || (b[from] != TYPE_KV_BATCH && b[from] != TYPE_KV_BATCH_V1)) {
             throw new CorruptionException(where, 0, "log record is not a key/value batch");
         }
@@ -119,6 +139,7 @@ public final class BatchCodec {
                 throw in.malformed(in.position() - 1, "unknown batch flags " + flags);
             }
         }
+        sink.header(writeTime, flags);
         // an operation is at least a kind and a key length
         int count = in.length("operation count", 2);
         for (int i = 0; i < count; i++) {
@@ -137,7 +158,6 @@ public final class BatchCodec {
         if (!in.atEnd()) {
             throw in.malformed(in.position(), "trailing bytes after batch");
         }
-        return new Header(writeTime, flags);
     }
 
     /**

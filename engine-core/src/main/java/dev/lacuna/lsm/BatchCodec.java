@@ -162,8 +162,8 @@ public final class BatchCodec {
 
     /**
      * {@link #decode(byte[], String, OpSink)} of the log record {@code lsn}, whose payload is {@code b[from, from +
-     * length)}, named {@code "log record <lsn>"} in an error; the name is built only then (recovery decodes every record of the log, and building it each time cost
-     * a tenth of the decoding).
+     * length)}, named {@code "log record <lsn>"} in an error; the name is built only then (recovery decodes every
+     * record of the log, and building it each time cost a tenth of the decoding).
      */
     static void decodeLogRecord(byte[] b, int from, int length, long lsn, OpSink sink) {
         try {

@@ -131,7 +131,7 @@ final class Recovery {
      */
     private static final class LogFeed {
         private final Replay.Decoder decoder;
-        /** The batch being filled; null once the feeding failed. */
+        /** The batch being filled; null before the first record and once the feeding failed. */
         private ReplayBatch batch;
         private boolean failed;
         /** What {@link Replay.Decoder#submit} threw: the decoder keeps only a decode's failure, not its own. */
@@ -141,7 +141,6 @@ final class Recovery {
 
         LogFeed(Replay.Decoder decoder) {
             this.decoder = decoder;
-            this.batch = decoder.emptyBatch();
         }
 
         /** One record, its payload {@code b[from, from + length)} lent by the log's recovery: copied into the batch. */
@@ -151,6 +150,9 @@ final class Recovery {
             if (failed) {
                 return;
             }
+            if (batch == null) {
+                batch = decoder.emptyBatch();
+            }
             batch.add(lsn, b, from, length);
             if (batch.full()) {
                 submit();
@@ -158,7 +160,7 @@ final class Recovery {
         }
 
         void end() {
-            if (!failed && batch.count() > 0) {
+            if (!failed && batch != null && batch.count() > 0) {
                 submit();
             }
         }
@@ -168,7 +170,6 @@ final class Recovery {
             batch = null;
             try {
                 decoder.submit(full);
-                batch = decoder.emptyBatch();
             } catch (RuntimeException | Error e) {
                 failed = true; // thrown at finish(): the records from this batch on were not replayed
                 failure = e;

@@ -14,8 +14,11 @@ final class ReplayBatch {
     static final int RECORDS = 256;
     /** Payload bytes after which a batch is handed over with fewer records: large records make few to a batch. */
     static final int BYTES = 256 * 1024;
-    /** A batch whose array grew past this (a record of megabytes) is not reused: the next one starts small. */
-    private static final int KEPT_BYTES = 4 * BYTES;
+    /**
+     * A batch whose array grew past this (for a record larger than {@link #BYTES}) is not reused: the next one starts
+     * small. With records up to {@code BYTES} no batch is larger.
+     */
+    static final int KEPT_BYTES = 2 * BYTES;
 
     private final long[] lsns = new long[RECORDS];
     /** Where each record's payload ends in {@link #bytes}; the next one starts there. */

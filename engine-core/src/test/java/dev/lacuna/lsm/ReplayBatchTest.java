@@ -66,6 +66,11 @@ class ReplayBatchTest {
         assertThat(batch.from(0)).isZero();
         assertThat(Arrays.copyOfRange(batch.bytes(), 0, 60)).isEqualTo(payload(60, 2));
 
+        batch.add(3, new byte[200_000], 0, 200_000);
+        batch.add(4, new byte[200_000], 0, 200_000); // records up to BYTES: a batch under KEPT_BYTES, kept
+        assertThat(batch.bytes().length).isLessThanOrEqualTo(ReplayBatch.KEPT_BYTES);
+        assertThat(batch.clear()).as("kept after records of 200 KB").isTrue();
+        batch.add(5, payload(60, 5), 0, 60);
         batch.add(3, new byte[5 << 20], 0, 5 << 20); // a record of 5 MB
         assertThat(batch.length(1)).isEqualTo(5 << 20);
         assertThat(batch.clear()).as("a 5 MB array is not kept for the rest of the replay").isFalse();

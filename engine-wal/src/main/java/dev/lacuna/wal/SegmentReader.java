@@ -52,7 +52,13 @@ final class SegmentReader {
     private int blockLength;
     /** False while {@link #skip} runs: records are checked, their payloads not copied. */
     private boolean copyPayloads = true;
-    /** The last record {@link #skip} read: its LSN and where its payload lies (see {@link #lend}). */
+    /**
+     * Where a record of many fragments is assembled, kept for the next one up to {@link #KEPT_BODY} bytes: an array
+     * per such record was garbage three times its size (growing from its first fragment's length).
+     */
+    private byte[] bodies;
+    private static final int KEPT_BODY = 1 << 20;
+    /** The last record {@link #skip} read: its LSN and where its payload lies (see {@link #lend}); null: none. */
     private long lentLsn;
     private byte[] lentBytes;
     private int lentFrom;
@@ -120,6 +126,7 @@ final class SegmentReader {
      * @return whether a record was read (else see {@link #end()})
      */
     boolean skip(long limit) throws IOException {
+        lentBytes = null;
         copyPayloads = false;
         try {
             return next(limit) != null;
@@ -133,6 +140,9 @@ final class SegmentReader {
      * which the next read reuses.
      */
     void lend(LentRecords to) {
+        if (lentBytes == null) {
+            throw new IllegalStateException("no record read to lend");
+        }
         to.accept(lentLsn, lentBytes, lentFrom, lentLength);
     }
 
@@ -223,7 +233,7 @@ final class SegmentReader {
                 return finish(block, at + FRAGMENT_HEADER_SIZE, length, pos);
             }
             if (body == null) {
-                body = new byte[Math.max(length, 64)];
+                body = bodies != null && bodies.length >= length ? bodies : new byte[Math.max(length, 64)];
             } else if (bodyLength + length > body.length) {
                 if ((long) bodyLength + length > LSN_SIZE + (long) WalFormat.MAX_PAYLOAD) {
                     throw corrupt(pos, "record longer than the largest payload");
@@ -235,6 +245,8 @@ final class SegmentReader {
             pos += FRAGMENT_HEADER_SIZE + length;
             inRecord = true;
             if (type == WalFormat.LAST) {
+                // Copied out or lent by finish; either way not needed once the next record is read.
+                bodies = body.length <= KEPT_BODY ? body : null;
                 return finish(body, 0, bodyLength, pos);
             }
         }

@@ -210,7 +210,8 @@ public final class Wal implements AutoCloseable {
     /**
      * As {@link #open(Vfs, Path, WalOptions, Coverage, long, LongConsumer, Consumer)}, lending each record's payload to
      * {@code records} for the call only, where that one copies each into an array of its own: an owner that replays
-     * the log into memory of its own copies each payload once, and the open makes no garbage per record.
+     * the log into memory of its own copies each payload once, and the open makes no array per record (one of many
+     * fragments is assembled in an array the next one reuses, up to 1 MiB).
      */
     public static Wal open(Vfs vfs, Path dir, WalOptions options, Coverage coverage, long fromLsn, LongConsumer size,
                            LentRecords records) {

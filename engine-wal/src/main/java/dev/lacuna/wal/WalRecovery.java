@@ -124,7 +124,7 @@ final class WalRecovery {
         return new Result(segments, nextLsn, nextSegment, droppedTail);
     }
 
-    /** Hands the record {@code reader} just read to the replay: {@code rest}, the bytes of its segment from its start. */
+    /** Hands the record {@code reader} just read to the replay; {@code rest}: its segment's bytes from its start. */
     private interface Hand {
         void hand(SegmentReader reader, long rest);
     }

@@ -47,10 +47,11 @@ final class WalReplay {
     }
 
     /**
-     * Hands the record {@code reader} just read (lent: {@link SegmentReader#lend}) to the owner, first telling it the log's size from the record on if it wants it and was not
-     * told: {@code rest}, the bytes of the record's segment from the record's start, and those of the segments after
-     * it ({@code later}), less the zeros the log's last segment ends in (its preallocation: up to
-     * {@link WalOptions#preallocate()}, which a user may set to a segment's size).
+     * Hands the record {@code reader} just read (lent: {@link SegmentReader#lend}) to the owner, first telling it the
+     * log's size from the record on if it wants it and was not told: {@code rest}, the bytes of the record's segment
+     * from the record's start, and those of the segments after it ({@code later}), less the zeros the log's last
+     * segment ends in (its preallocation: up to {@link WalOptions#preallocate()}, which a user may set to a
+     * segment's size).
      */
     void hand(SegmentReader reader, long rest, Vfs vfs, Path dir, List<Long> later, long lastSegment,
               WalOptions options) {

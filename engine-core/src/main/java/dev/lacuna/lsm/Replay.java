@@ -109,7 +109,7 @@ final class Replay {
          * Batches being decoded, in the order handed over; at most {@link #maxInFlight}, which bounds memory: with
          * the one being filled and those kept to fill again, a replay holds at most {@code maxInFlight + 1} batches,
          * each of at most {@link ReplayBatch#KEPT_BYTES} unless it holds a record larger than {@link
-         * ReplayBatch#BYTES} (4.6 MB with two processors, 66 MB with 32; 64 KB each for records of a few hundred
+         * ReplayBatch#BYTES} (4.7 MB with two processors, 67.6 MB with 32; 64 KB each for records of a few hundred
          * bytes).
          */
         private final ArrayDeque<Decoding> inFlight = new ArrayDeque<>();

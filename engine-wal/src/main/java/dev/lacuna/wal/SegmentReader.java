@@ -53,8 +53,10 @@ final class SegmentReader {
     /** False while {@link #skip} runs: records are checked, their payloads not copied. */
     private boolean copyPayloads = true;
     /**
-     * Where a record of many fragments is assembled, kept for the next one up to {@link #KEPT_BODY} bytes: an array
-     * per such record was garbage three times its size (growing from its first fragment's length).
+     * Where a record of many fragments is assembled, kept for the next one up to {@link #KEPT_BODY} bytes while
+     * records are lent ({@link #skip}): an array per such record was garbage three times its size (growing from its
+     * first fragment's length). Not kept once a record is copied out: a tailing reader lives as long as its segment
+     * and would hold the largest record it read (found by a review).
      */
     private byte[] bodies;
     private static final int KEPT_BODY = 1 << 20;
@@ -126,7 +128,6 @@ final class SegmentReader {
      * @return whether a record was read (else see {@link #end()})
      */
     boolean skip(long limit) throws IOException {
-        lentBytes = null;
         copyPayloads = false;
         try {
             return next(limit) != null;
@@ -153,6 +154,7 @@ final class SegmentReader {
      * @throws CorruptionException if the bytes at the current position are not a valid record
      */
     WalRecord next(long limit) throws IOException {
+        lentBytes = null; // what the last skip lent may be overwritten from here on
         long pos = position;
         byte[] body = null;
         int bodyLength = 0;
@@ -245,8 +247,8 @@ final class SegmentReader {
             pos += FRAGMENT_HEADER_SIZE + length;
             inRecord = true;
             if (type == WalFormat.LAST) {
-                // Copied out or lent by finish; either way not needed once the next record is read.
-                bodies = body.length <= KEPT_BODY ? body : null;
+                // Lent by finish, and not needed once the next record is read; copied out by it, not kept at all.
+                bodies = !copyPayloads && body.length <= KEPT_BODY ? body : null;
                 return finish(body, 0, bodyLength, pos);
             }
         }

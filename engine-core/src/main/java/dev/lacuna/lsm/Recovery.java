@@ -71,12 +71,14 @@ final class Recovery {
                         log -> OpenCheck.logCovers(d, walDir, isNew, log), db.versions.walStartLsn(), replay::logBytes,
                         feed::add);
                 feed.end();
+                // A record that did not decode, or was not decoded, fails the open here: before the new manifest
+                // and the deletion of the tables the old one does not name (ReplayDamageWritesNothingTest).
+                feed.finish();
                 db.wal.onDurable(d.visibility::durable); // every fsync makes what it covers visible
                 db.versions.trackLog(db.wal::durableLsn); // every edit records how far the log is durable
                 db.versions.startManifest();
                 deleteUnreferencedTables(db);
                 db.versions.checkpoints().forEach(db.wal::setCheckpoint); // before anything trims the log
-                feed.finish(); // a record that did not decode, or was not decoded, fails the open here
                 replayed = new long[] {feed.records, feed.bytes};
             }
             db.memoryUsed.set(replay.apply(db));

@@ -65,23 +65,39 @@ final class Recovery {
             db.installTrees(trees, db.versions.keyspaces());
             long[] replayed;
             Replay replay = new Replay(db.trees.length);
-            try (Replay.Decoder decoder = replay.new Decoder(db, flushedLsns(db))) {
-                LogFeed feed = new LogFeed(decoder);
-                db.wal = Wal.open(options.vfs(), walDir, options.wal(),
-                        log -> OpenCheck.logCovers(d, walDir, isNew, log), db.versions.walStartLsn(), replay::logBytes,
-                        feed::add);
-                feed.end();
-                // A record that did not decode, or was not decoded, fails the open here: before the new manifest
-                // and the deletion of the tables the old one does not name (ReplayDamageWritesNothingTest).
-                feed.finish();
-                db.wal.onDurable(d.visibility::durable); // every fsync makes what it covers visible
-                db.versions.trackLog(db.wal::durableLsn); // every edit records how far the log is durable
-                db.versions.startManifest();
-                deleteUnreferencedTables(db);
-                db.versions.checkpoints().forEach(db.wal::setCheckpoint); // before anything trims the log
-                replayed = new long[] {feed.records, feed.bytes};
+            Replay.Build[] building = new Replay.Build[1];
+            try {
+                try (Replay.Decoder decoder = replay.new Decoder(db, flushedLsns(db))) {
+                    LogFeed feed = new LogFeed(decoder);
+                    // Once the log's open has handed every record over (read and checked, nothing of it changed
+                    // yet), a record that did not decode, or was not decoded, fails the open: before the log's
+                    // repair, the new manifest and the deletion of the tables the old one does not name
+                    // (ReplayDamageWritesNothingTest). The memtables are then sorted and linked while those go on.
+                    Runnable handedOver = () -> {
+                        feed.end();
+                        feed.finish();
+                        building[0] = replay.build(dir);
+                    };
+                    db.wal = Wal.open(options.vfs(), walDir, options.wal(), log -> {
+                        OpenCheck.logCovers(d, walDir, isNew, log);
+                        handedOver.run();
+                    }, db.versions.walStartLsn(), replay::logBytes, feed::add);
+                    if (building[0] == null) {
+                        handedOver.run(); // (the log's open checks its coverage once, always: not met)
+                    }
+                    db.wal.onDurable(d.visibility::durable); // every fsync makes what it covers visible
+                    db.versions.trackLog(db.wal::durableLsn); // every edit records how far the log is durable
+                    db.versions.startManifest();
+                    deleteUnreferencedTables(db);
+                    db.versions.checkpoints().forEach(db.wal::setCheckpoint); // before anything trims the log
+                    replayed = new long[] {feed.records, feed.bytes};
+                }
+                db.memoryUsed.set(building[0].install(db));
+            } finally {
+                if (building[0] != null) {
+                    building[0].close(); // its threads, done or, if the open failed meanwhile, stopped
+                }
             }
-            db.memoryUsed.set(replay.apply(db));
             db.visibility.recovered(Math.max(db.wal.lastLsn(), 0));
             if (LOG.isLoggable(System.Logger.Level.INFO)) {
                 // The segments the log holds (those replayed, and the one just started for appends), from the

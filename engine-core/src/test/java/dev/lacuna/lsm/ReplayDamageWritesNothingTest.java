@@ -19,19 +19,26 @@ import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 
 /**
- * An open that fails on a log record whose payload does not decode (its checksum good) leaves the store's own files as
- * it found them: no new manifest, no {@code CURRENT} pointing at one, no table deleted. The record was found to be
- * damaged only after the open had started a new manifest and deleted the tables the old one did not name; the
- * decoding is now waited for before either (the log's own repair, in {@code Wal.open}, is the log's to make).
+ * An open that fails on a log record whose payload does not decode (its checksum good) leaves the store's files as it
+ * found them: no new manifest, no {@code CURRENT} pointing at one, no table deleted, the log neither cut, sealed nor
+ * followed by a new segment. The record was found to be damaged only after the open had repaired the log, started a
+ * new manifest and deleted the tables the old one did not name (seen failing: [000999.sst, CURRENT, LOCK,
+ * MANIFEST-000001] became [CURRENT, LOCK, MANIFEST-000002]); the decoding is now waited for in the log's coverage
+ * check, before any of them.
  */
 class ReplayDamageWritesNothingTest {
     private static final Path DIR = Path.of("/db");
 
-    /** Every file of the store outside its log, with its bytes. */
+    /** Every file of the store, its log's included, with its bytes. */
     private static Map<String, String> storeFiles(MemVfs vfs) throws Exception {
         Map<String, String> files = new TreeMap<>();
         for (String name : vfs.list(DIR)) {
-            if (!name.equals(Recovery.WAL_DIR)) {
+            if (name.equals(Recovery.WAL_DIR)) {
+                for (String segment : vfs.list(DIR.resolve(name))) {
+                    Path path = DIR.resolve(name).resolve(segment);
+                    files.put(name + "/" + segment, Arrays.toString(vfs.readAll(path)));
+                }
+            } else {
                 files.put(name, Arrays.toString(vfs.readAll(DIR.resolve(name))));
             }
         }

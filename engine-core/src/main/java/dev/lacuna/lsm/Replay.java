@@ -354,10 +354,27 @@ final class Replay {
             }
         }
 
+        /**
+         * Stops the threads and waits until they end: an open failing meanwhile hands back the replay's memory before
+         * it throws, for an open retried at once (the build does not look at the interrupt but between a tree's sort
+         * and its linking; found by a review, ReplayBuildStopTest).
+         */
         @Override
         public void close() {
-            if (pool != null) {
-                pool.shutdownNow();
+            if (pool == null) {
+                return;
+            }
+            pool.shutdownNow();
+            boolean interrupted = false;
+            while (!pool.isTerminated()) {
+                try {
+                    pool.awaitTermination(1, java.util.concurrent.TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    interrupted = true; // the threads' work is bounded: finish waiting, then tell the caller
+                }
+            }
+            if (interrupted) {
+                Thread.currentThread().interrupt();
             }
         }
     }
@@ -366,6 +383,9 @@ final class Replay {
     private static Memtable built(ArenaSkipList list, Writes writes) {
         int n = writes.count;
         InternalKeySort.Result sorted = InternalKeySort.order(list, writes.nodes, n);
+        if (Thread.currentThread().isInterrupted()) { // the open failed meanwhile (Build.close): no linking
+            throw new java.util.concurrent.CancellationException("the open failed");
+        }
         // A record that writes one key twice (not written by this engine: it logs one write per key per batch) has
         // no one key order for its writes: they are added in log order, as a live write adds them.
         Memtable recovered = sorted.keyAndSequenceTwice() ? Memtable.recoveredInLogOrder(list, writes.nodes, n)

@@ -20,7 +20,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * An open that fails on a log record whose payload does not decode (its checksum good) leaves the store's files as it
- * found them: no new manifest, no {@code CURRENT} pointing at one, no table deleted, the log neither cut, sealed nor
+ * found them: no new manifest, no {@code CURRENT} pointing at one, no table deleted, the log not
  * followed by a new segment. The record was found to be damaged only after the open had repaired the log, started a
  * new manifest and deleted the tables the old one did not name (seen failing: [000999.sst, CURRENT, LOCK,
  * MANIFEST-000001] became [CURRENT, LOCK, MANIFEST-000002]); the decoding is now waited for in the log's coverage

@@ -13,9 +13,10 @@ import java.util.Arrays;
  * where they lie in the arena. Not thread-safe; one instance per sort.
  */
 final class InternalKeySort {
-    /** Radix digits of 16 bits: four passes over a long, each skipped where every key has the same digit. */
-    private static final int DIGIT_BITS = 16;
+    /** Radix digits of 8 bits: eight passes over a long, each skipped where every key has the same digit. */
+    private static final int DIGIT_BITS = 8;
     private static final int BUCKETS = 1 << DIGIT_BITS;
+    private static final int DIGITS = Long.SIZE / DIGIT_BITS;
     /** Ties up to this many are put in order by insertion; longer ones (rare) by a comparison sort. */
     private static final int INSERTION_LIMIT = 16;
     /** Fewer keys than this are sorted by comparison: clearing the radix buckets would cost more. */
@@ -94,14 +95,21 @@ final class InternalKeySort {
         int firstAt = list.keyOffset(nodes[0]);
         int shared = userKeyLength(nodes[0]);
         for (int i = 1; i < count && shared > 0; i++) {
-            int at = list.keyOffset(nodes[i]);
-            int m = Arrays.mismatch(first, firstAt, firstAt + shared, list.keyChunk(nodes[i]), at,
-                    at + Math.min(shared, userKeyLength(nodes[i])));
-            if (m >= 0) {
-                shared = m;
-            }
+            shared = sharedWith(first, firstAt, shared, nodes[i]);
         }
         return shared;
+    }
+
+    /**
+     * How many of the first {@code shared} bytes at {@code first[firstAt]} {@code node}'s user key starts with. A
+     * method per node: {@link #sharedPrefix} is called once per tree, and a loop doing this in its own body ran
+     * interpreted through the whole of a small log's first open.
+     */
+    private int sharedWith(byte[] first, int firstAt, int shared, long node) {
+        int at = list.keyOffset(node);
+        int m = Arrays.mismatch(first, firstAt, firstAt + shared, list.keyChunk(node), at,
+                at + Math.min(shared, userKeyLength(node)));
+        return m >= 0 ? m : shared;
     }
 
     /**
@@ -121,31 +129,33 @@ final class InternalKeySort {
         return s;
     }
 
-    /** Least-significant-digit radix sort of {@code summary} (unsigned), carrying {@code nodes}; stable. */
+    /**
+     * Least-significant-digit radix sort of {@code summary} (unsigned), carrying {@code nodes}; stable. The digits'
+     * counts are taken in one pass over the keys, and a digit every key shares is not sorted by.
+     */
     private static void radixSort(long[] summary, long[] nodes, int count) {
-        long[] summaryTmp = new long[count];
-        long[] nodesTmp = new long[count];
-        int[] buckets = new int[BUCKETS];
+        int[] buckets = new int[DIGITS * BUCKETS];
+        for (int i = 0; i < count; i++) {
+            countDigits(buckets, summary[i]);
+        }
         long[] s = summary;
         long[] x = nodes;
-        long[] sOut = summaryTmp;
-        long[] xOut = nodesTmp;
-        for (int shift = 0; shift < Long.SIZE; shift += DIGIT_BITS) {
-            Arrays.fill(buckets, 0);
-            for (int i = 0; i < count; i++) {
-                buckets[(int) (s[i] >>> shift) & (BUCKETS - 1)]++;
-            }
-            if (count == 0 || buckets[(int) (s[0] >>> shift) & (BUCKETS - 1)] == count) {
-                continue; // one digit for all: this pass would move nothing
+        long[] sOut = new long[count];
+        long[] xOut = new long[count];
+        for (int digit = 0; digit < DIGITS; digit++) {
+            int shift = digit * DIGIT_BITS;
+            int base = digit * BUCKETS;
+            if (buckets[base + ((int) (s[0] >>> shift) & (BUCKETS - 1))] == count) {
+                continue; // one value of this digit for all: this pass would move nothing
             }
             int position = 0;
-            for (int b = 0; b < BUCKETS; b++) {
+            for (int b = base; b < base + BUCKETS; b++) {
                 int n = buckets[b];
                 buckets[b] = position;
                 position += n;
             }
             for (int i = 0; i < count; i++) {
-                int at = buckets[(int) (s[i] >>> shift) & (BUCKETS - 1)]++;
+                int at = buckets[base + ((int) (s[i] >>> shift) & (BUCKETS - 1))]++;
                 sOut[at] = s[i];
                 xOut[at] = x[i];
             }
@@ -159,6 +169,13 @@ final class InternalKeySort {
         if (s != summary) {
             System.arraycopy(s, 0, summary, 0, count);
             System.arraycopy(x, 0, nodes, 0, count);
+        }
+    }
+
+    /** Counts each of {@code s}'s digits in its own buckets. */
+    private static void countDigits(int[] buckets, long s) {
+        for (int digit = 0; digit < DIGITS; digit++) {
+            buckets[digit * BUCKETS + ((int) (s >>> (digit * DIGIT_BITS)) & (BUCKETS - 1))]++;
         }
     }
 

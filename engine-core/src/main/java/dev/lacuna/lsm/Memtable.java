@@ -347,22 +347,47 @@ final class Memtable {
      */
     static Memtable recovered(ArenaSkipList list, long[] sorted) {
         ArenaSkipList.Builder entries = new ArenaSkipList.Builder(list);
-        int deadPairs = 0;
-        long added = 0;
-        long deletions = 0;
-        long min = Long.MAX_VALUE;
-        long max = 0;
+        RecoveredCounts counts = new RecoveredCounts(list);
         int count = sorted.length;
         for (int i = 0; i < count; i++) {
-            long node = sorted[i];
-            entries.append(node);
+            entries.append(sorted[i]);
+            counts.add(sorted[i], i + 1 < count ? sorted[i + 1] : ArenaSkipList.NIL);
+        }
+        Memtable mem = new Memtable(entries.build());
+        mem.deadPairs = counts.deadPairs;
+        mem.bytes.set(counts.added);
+        mem.added = count; // the counts add() keeps for size estimates
+        mem.deletionsAdded = counts.deletions;
+        mem.minSequence = counts.min;
+        mem.maxSequence = counts.max;
+        return mem;
+    }
+
+    /**
+     * The counts {@link #add} keeps, taken node by node in key order. A method per node: called once per tree, a loop
+     * doing this in its own body ran interpreted through the whole of a small log's first open.
+     */
+    private static final class RecoveredCounts {
+        private final ArenaSkipList list;
+        int deadPairs;
+        long added;
+        long deletions;
+        long min = Long.MAX_VALUE;
+        long max;
+
+        RecoveredCounts(ArenaSkipList list) {
+            this.list = list;
+        }
+
+        /** Counts {@code node}, followed in key order by {@code next} ({@link ArenaSkipList#NIL} if none). */
+        void add(long node, long next) {
             long trailer = list.trailer(node);
             if ((int) (trailer & 0xFF) != InternalKey.KIND_PUT) {
                 deletions++;
                 // add() counts a deletion whose key's newest entry then was a put: the next entry in key order is
                 // the key's newest older one, and every older one was added before it.
-                if (i + 1 < count && list.kind(sorted[i + 1]) == InternalKey.KIND_PUT
-                        && list.sameUserKey(node, sorted[i + 1])) {
+                if (next != ArenaSkipList.NIL && list.kind(next) == InternalKey.KIND_PUT
+                        && list.sameUserKey(node, next)) {
                     deadPairs++;
                 }
             }
@@ -371,14 +396,6 @@ final class Memtable {
             min = Math.min(min, sequence);
             max = Math.max(max, sequence);
         }
-        Memtable mem = new Memtable(entries.build());
-        mem.deadPairs = deadPairs;
-        mem.bytes.set(added);
-        mem.added = count; // the counts add() keeps for size estimates
-        mem.deletionsAdded = deletions;
-        mem.minSequence = min;
-        mem.maxSequence = max;
-        return mem;
     }
 
     /**

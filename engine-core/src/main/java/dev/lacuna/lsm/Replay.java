@@ -116,6 +116,11 @@ final class Replay {
         private final int maxInFlight;
         /** Batches decoded and taken back, to be filled again ({@link #emptyBatch}). */
         private final ArrayDeque<ReplayBatch> free = new ArrayDeque<>();
+        /**
+         * Per-tree node lists a batch's decoding filled and {@link #takeBack} emptied, for the next batch's: new lists
+         * for each batch, grown as they filled, were a tenth of what an open allocated.
+         */
+        private final ArrayDeque<Writes[]> freeLists = new ArrayDeque<>();
         /** The first failure met, thrown again by every later call (the caller tells it apart by identity). */
         private RuntimeException failure;
         private Error error;
@@ -140,14 +145,15 @@ final class Replay {
         private record Decoding(ReplayBatch batch, Future<Writes[]> result) {
         }
 
-        /** Places one batch's writes; returns their nodes, per tree, in log order. */
-        private Writes[] decode(ReplayBatch batch) {
-            Writes[] byTree = new Writes[perTree.size()];
+        /**
+         * Places one batch's writes; returns their nodes, per tree, in log order, in {@code byTree} (emptied: lists a
+         * batch taken back left, or none).
+         */
+        private Writes[] decode(ReplayBatch batch, Writes[] byTree) {
             RecordOps ops = new RecordOps();
             long[] placed = new long[perTree.size()]; // per tree, the nodes' bytes placed since the last telling
             long decoded = 0;
             int records = 0;
-            byte[] payloads = batch.bytes();
             for (int r = 0; r < batch.count(); r++) {
                 if (records == ChunkShares.EVERY) {
                     shares.tell(placed, decoded, records, lists);
@@ -155,34 +161,42 @@ final class Replay {
                     records = 0;
                 }
                 records++;
-                long lsn = batch.lsn(r);
-                int length = batch.length(r);
-                decoded += ChunkShares.framed(length);
-                // The whole record is checked before any of its keys is routed (a user's router may refuse a key
-                // of a damaged record): its damage is what the open reports, as when the record was decoded whole.
-                ops.count = 0;
-                BatchCodec.decodeLogRecord(payloads, batch.from(r), length, lsn, ops);
-                for (int i = 0; i < ops.count; i++) {
-                    int kind = ops.kinds[i];
-                    if (kind == WriteBatch.KIND_LOG_ONLY) {
-                        continue;
-                    }
-                    byte[] key = ops.keys[i];
-                    int t = db.treeOrNone(key);
-                    if (t >= 0 && lsn > flushed[t]) { // t < 0: its keyspace was dropped
-                        if (byTree[t] == null) {
-                            byTree[t] = new Writes();
-                        }
-                        // The value goes from the payload into the arena with no array of its own between: such
-                        // arrays were a quarter of what an open allocated.
-                        byTree[t].add(lists[t].place(key, lsn << 8 | kind, payloads, ops.valueAt[i],
-                                ops.valueLength[i]));
-                        placed[t] += ArenaSkipList.typicalNodeBytes(key.length + 8, ops.valueLength[i]);
-                    }
-                }
+                decoded += ChunkShares.framed(batch.length(r));
+                place(batch, r, ops, byTree, placed);
             }
             shares.tell(placed, decoded, records, lists);
             return byTree;
+        }
+
+        /**
+         * Places the writes of the batch's record {@code r}. A method per record: {@link #decode} is called once per
+         * batch, and a loop doing this in its own body ran interpreted through most of a small log's first open.
+         */
+        private void place(ReplayBatch batch, int r, RecordOps ops, Writes[] byTree, long[] placed) {
+            long lsn = batch.lsn(r);
+            byte[] payloads = batch.bytes();
+            // The whole record is checked before any of its keys is routed (a user's router may refuse a key
+            // of a damaged record): its damage is what the open reports, as when the record was decoded whole.
+            ops.count = 0;
+            BatchCodec.decodeLogRecord(payloads, batch.from(r), batch.length(r), lsn, ops);
+            for (int i = 0; i < ops.count; i++) {
+                int kind = ops.kinds[i];
+                if (kind == WriteBatch.KIND_LOG_ONLY) {
+                    continue;
+                }
+                byte[] key = ops.keys[i];
+                int t = db.treeOrNone(key);
+                if (t >= 0 && lsn > flushed[t]) { // t < 0: its keyspace was dropped
+                    if (byTree[t] == null) {
+                        byTree[t] = new Writes();
+                    }
+                    // The value goes from the payload into the arena with no array of its own between: such
+                    // arrays were a quarter of what an open allocated.
+                    byTree[t].add(lists[t].place(key, lsn << 8 | kind, payloads, ops.valueAt[i],
+                            ops.valueLength[i]));
+                    placed[t] += ArenaSkipList.typicalNodeBytes(key.length + 8, ops.valueLength[i]);
+                }
+            }
         }
 
         /**
@@ -194,7 +208,8 @@ final class Replay {
             while (inFlight.size() >= maxInFlight) {
                 takeBack();
             }
-            inFlight.add(new Decoding(batch, pool.submit(() -> decode(batch))));
+            Writes[] lists = freeLists.isEmpty() ? new Writes[perTree.size()] : freeLists.poll();
+            inFlight.add(new Decoding(batch, pool.submit(() -> decode(batch, lists))));
         }
 
         /** A batch to fill: one whose decoding was taken back, or a new one. */
@@ -241,11 +256,14 @@ final class Replay {
                     Writes writes = perTree.get(t);
                     if (writes == null) {
                         perTree.set(t, byTree[t]);
+                        byTree[t] = null; // the tree's now
                     } else {
                         writes.addAll(byTree[t]);
+                        byTree[t].count = 0;
                     }
                 }
             }
+            freeLists.add(byTree);
         }
 
         private void failIfFailed() {

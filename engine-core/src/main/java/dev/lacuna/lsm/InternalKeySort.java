@@ -19,7 +19,7 @@ final class InternalKeySort {
     private static final int DIGITS = Long.SIZE / DIGIT_BITS;
     /** Ties up to this many are put in order by insertion; longer ones (rare) by a comparison sort. */
     private static final int INSERTION_LIMIT = 16;
-    /** Fewer keys than this are sorted by comparison: clearing the radix buckets would cost more. */
+    /** Fewer keys than this are sorted by comparison: the radix sort's buckets and passes would cost more. */
     private static final int SMALL = 256;
 
     private final ArenaSkipList list;

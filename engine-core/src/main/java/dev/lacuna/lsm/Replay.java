@@ -208,8 +208,8 @@ final class Replay {
             while (inFlight.size() >= maxInFlight) {
                 takeBack();
             }
-            Writes[] lists = freeLists.isEmpty() ? new Writes[perTree.size()] : freeLists.poll();
-            inFlight.add(new Decoding(batch, pool.submit(() -> decode(batch, lists))));
+            Writes[] byTree = freeLists.isEmpty() ? new Writes[perTree.size()] : freeLists.poll();
+            inFlight.add(new Decoding(batch, pool.submit(() -> decode(batch, byTree))));
         }
 
         /** A batch to fill: one whose decoding was taken back, or a new one. */

@@ -16,7 +16,7 @@ class LastNonZeroTest {
     }
 
     @Test
-    void findsTheLastAtEveryPlaceNearTheEdgesOfItsHalvings() {
+    void findsTheLastNearTheStartTheMiddleAndTheEnd() {
         int n = 64 * 1024;
         for (int at : new int[] {0, 1, 63, 64, 65, 127, 128, 129, n / 2 - 1, n / 2, n / 2 + 1, n - 65, n - 64,
                 n - 63, n - 2, n - 1}) {

@@ -70,12 +70,20 @@ final class SegmentReader {
     private long expectedLsn;
     private End end;
     private long sealEnd = -1;
+    /** Most body bytes (LSN and payload) a record may have; a longer one is damage, not assembled further. */
+    private final long maxBody;
 
     /**
      * @param file   the segment
      * @param header its header, already read and validated
      */
     SegmentReader(VfsFile file, SegmentHeader header) {
+        this(file, header, WalFormat.MAX_PAYLOAD);
+    }
+
+    /** As {@link #SegmentReader(VfsFile, SegmentHeader)}, with the largest payload a record may carry. */
+    SegmentReader(VfsFile file, SegmentHeader header, int maxPayload) {
+        this.maxBody = LSN_SIZE + (long) maxPayload;
         this.file = file;
         this.sealable = header.sealable();
         this.segment = header.segment();
@@ -229,6 +237,11 @@ final class SegmentReader {
             if (starts == inRecord) {
                 throw corrupt(pos, inRecord ? "record interrupted by a new record" : "fragment continues no record");
             }
+            // Checked at every fragment, not only when the body grows: growth doubles, so a record could otherwise
+            // run to twice the limit between two checks.
+            if ((long) bodyLength + length > maxBody) {
+                throw corrupt(pos, "record longer than the largest payload");
+            }
             if (type == WalFormat.FULL) {
                 // The whole record in one fragment: straight from the buffer, without assembling a body first.
                 pos += FRAGMENT_HEADER_SIZE + length;
@@ -237,10 +250,7 @@ final class SegmentReader {
             if (body == null) {
                 body = bodies != null && bodies.length >= length ? bodies : new byte[Math.max(length, 64)];
             } else if (bodyLength + length > body.length) {
-                if ((long) bodyLength + length > LSN_SIZE + (long) WalFormat.MAX_PAYLOAD) {
-                    throw corrupt(pos, "record longer than the largest payload");
-                }
-                body = Arrays.copyOf(body, Math.max(body.length * 2, bodyLength + length));
+                body = Arrays.copyOf(body, (int) Math.min(maxBody, Math.max(body.length * 2L, bodyLength + length)));
             }
             System.arraycopy(block, at + FRAGMENT_HEADER_SIZE, body, bodyLength, length);
             bodyLength += length;

@@ -49,7 +49,7 @@ final class ReadPath {
     }
 
     private byte[] get(Tree tree, byte[] key, long snapshotOrLatest) {
-        Tree.View view = tree.acquire();
+        Tree.Shared view = tree.borrow();
         long snapshot = snapshotOrLatest;
         if (snapshotOrLatest == LATEST) {
             while (true) { // see Tree.isCurrent: the sequence after the view, then the view still current
@@ -57,8 +57,8 @@ final class ReadPath {
                 if (tree.isCurrent(view)) {
                     break;
                 }
-                view.close();
-                view = tree.acquire();
+                tree.giveBack(view);
+                view = tree.borrow();
             }
         }
         try {
@@ -74,7 +74,7 @@ final class ReadPath {
             }
             return hit[1];
         } finally {
-            view.close();
+            tree.giveBack(view);
         }
     }
 
@@ -110,21 +110,34 @@ final class ReadPath {
         return null;
     }
 
+    /**
+     * The newest entry for {@code key} at {@code snapshot} in table {@code f}, or null. Reads the cached reader
+     * without pinning it (see {@link SstableCache#peekUnpinned}); {@link SstableReader#get} asks the table's filter
+     * first, so most tables cost a filter probe. Pins the reader only to open it, or to read again when it was
+     * closed for room under the first read.
+     */
     private byte[][] lookup(FileMeta f, byte[] key, long snapshot) {
-        SstableReader cached = db.tables.peek(f.number());
-        if (cached != null && !cached.mayContainKey(key)) {
-            return null; // the filter rules it out: no pin needed
+        SstableReader reader = db.tables.peekUnpinned(f.number());
+        if (reader != null) {
+            try {
+                return pair(reader.get(key, snapshot));
+            } catch (RuntimeException e) {
+                if (!reader.isClosed()) {
+                    throw e;
+                }
+                // Closed for room while this read needed its file: read it again, pinned.
+            }
         }
         SstableCache.Handle table = db.tables.acquire(f.number());
         try {
-            if (!table.reader.mayContainKey(key)) {
-                return null;
-            }
-            SstableReader.Entry e = table.reader.get(key, snapshot);
-            return e == null ? null : new byte[][] {e.key(), e.value()};
+            return pair(table.reader.get(key, snapshot));
         } finally {
             table.release();
         }
+    }
+
+    private static byte[][] pair(SstableReader.Entry e) {
+        return e == null ? null : new byte[][] {e.key(), e.value()};
     }
 
     private static boolean covers(FileMeta f, byte[] key) {

@@ -39,7 +39,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * operation) scans for the oldest stamp among unpinned readers. Blocks an evicted reader put in the
  * {@link BlockCache} stay there (keyed by file number, still valid); only a deleted file drops them.
  *
- * <p>Thread-safe. A hit costs a map lookup and an atomic increment and decrement.
+ * <p>Thread-safe. A hit costs a map lookup and an atomic increment and decrement; a point read's
+ * ({@link #peekUnpinned}) only the lookup.
  */
 final class SstableCache implements AutoCloseable {
     private final Vfs vfs;
@@ -153,14 +154,24 @@ final class SstableCache implements AutoCloseable {
     }
 
     /**
-     * The reader of table {@code number} if it is cached, without pinning it, or null. Only for what a reader
-     * holds in memory from its open on and never changes (its bloom filter), which stays valid after the reader
-     * is closed: a point read asks the filter so before it pins the reader, and most tables it looks at are
-     * ruled out there, with no write to the reader's shared reference count.
+     * The reader of table {@code number} if it is cached, stamped as used but not pinned, or null. For a point read,
+     * which needs a reader for a moment: a pin is an increment and a decrement of the count every user of the table
+     * shares, and two threads reading one table moved that count's cache line between their cores at every read.
+     * Unpinned, the reader may be closed for room ({@link #trim}) while it is used. Its memory stays valid, and so
+     * do the blocks it finds in the block cache, but a read of its file then fails: the caller reads again with a
+     * pin ({@link #acquire}) when the read failed and {@link SstableReader#isClosed} says why. The file itself is
+     * not deleted meanwhile: the caller holds a version that names it.
      */
-    SstableReader peek(long number) {
+    SstableReader peekUnpinned(long number) {
         Handle h = readers.get(number);
-        return h == null ? null : h.reader;
+        if (h == null) {
+            return null;
+        }
+        long t = tick.get();
+        if (h.lastUsed != t) {
+            h.lastUsed = t; // as a pinned use does: a write only when the tick moved
+        }
+        return h.reader;
     }
 
     /**

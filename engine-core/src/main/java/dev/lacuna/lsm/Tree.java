@@ -3,13 +3,14 @@ package dev.lacuna.lsm;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
  * One partition's LSM tree: its active memtable, the frozen memtables waiting to be flushed (newest
  * first), and flags that keep at most one flush and one compaction of it running. Its SSTables live in
  * the {@link VersionSet}, which tells the tree of each new version of them ({@link #installVersion}).
  * Thread-safe: state changes are made under this object's monitor, and each publishes a new {@link View}
- * that readers take without any lock ({@link #acquire}).
+ * that readers take without any lock ({@link #acquire}, and for a point read {@link #borrow}).
  */
 final class Tree {
     /**
@@ -19,7 +20,7 @@ final class Tree {
      * file the view names is deleted while someone reads it ({@link Version}). A count of zero is final: a
      * reader that finds it so takes the newer view instead.
      */
-    private static final class Shared {
+    static final class Shared {
         private final int tree;
         private final Memtable mem;
         private final List<Memtable> immutables;
@@ -59,6 +60,21 @@ final class Tree {
             } else if (left < 0) {
                 throw new IllegalStateException("view of tree " + tree + " released more often than referenced");
             }
+        }
+
+        /** The active memtable of the moment (it may receive newer writes; readers filter by sequence). */
+        Memtable mem() {
+            return mem;
+        }
+
+        /** Frozen memtables, newest first. */
+        List<Memtable> immutables() {
+            return immutables;
+        }
+
+        /** The tree's SSTables, referenced as long as the view is. */
+        Version version() {
+            return version;
         }
     }
 
@@ -122,6 +138,18 @@ final class Tree {
     private Version version;
     /** The view readers take; replaced (under the monitor) by every change of the three fields above. */
     private volatile Shared current;
+    /**
+     * References to the current view kept for point reads, one slot per stripe of threads (by thread id), each a
+     * cache line from the next: RocksDB's per-thread super-version. A point read takes its slot's view and gives it
+     * back ({@link #borrow}, {@link #giveBack}) with two atomic operations on a line its own core holds, where
+     * {@link #acquire} and a close change the count every reader shares, whose line then moved between the readers'
+     * cores at every read. A slot holds a view with a reference of its own, the thread that borrowed from it (until
+     * it gives back), or null. Every new view empties the slots ({@link #release}), so no slot keeps an old view,
+     * its memtables or its files for longer than a read of it.
+     */
+    private final AtomicReferenceArray<Object> slots = new AtomicReferenceArray<>(SLOTS * SLOT_SPACING);
+    private static final int SLOTS = 16;
+    private static final int SLOT_SPACING = 16; // references: 64 bytes or more
     private boolean flushRunning;
     private boolean compactionRunning;
     private boolean flushSlot;      // a flush job is queued or running
@@ -155,6 +183,47 @@ final class Tree {
                 return new View(v);
             }
         }
+    }
+
+    /**
+     * The current view, referenced for a short read on this thread, which gives it back with {@link #giveBack} on the
+     * same thread, once. Takes the reference its thread's slot holds when that is the current view's: then no count
+     * another core reads changes.
+     */
+    Shared borrow() {
+        Thread me = Thread.currentThread();
+        Object held = slots.getAndSet(slot(me), me); // before current is read: see release
+        Shared v = current;
+        if (held == v) {
+            return v; // the slot's reference is the reader's now
+        }
+        if (held instanceof Shared old) {
+            old.unref();
+        }
+        while (!v.tryRef()) {
+            v = current;
+        }
+        return v;
+    }
+
+    /**
+     * Ends a read of {@code view}, which {@link #borrow} gave this thread: its reference goes to the thread's slot,
+     * or is dropped if the slot changed meanwhile (a new view emptied it, or another thread of its stripe took it).
+     */
+    void giveBack(Shared view) {
+        Thread me = Thread.currentThread();
+        if (!slots.compareAndSet(slot(me), me, view)) {
+            view.unref();
+        }
+    }
+
+    private static int slot(Thread thread) {
+        return (int) (thread.getId() % SLOTS) * SLOT_SPACING;
+    }
+
+    /** Whether {@code view} (from {@link #borrow}) is still the current one: see {@link #isCurrent(View)}. */
+    boolean isCurrent(Shared view) {
+        return current == view;
     }
 
     /**
@@ -201,7 +270,17 @@ final class Tree {
         return old;
     }
 
-    private static void release(Shared old) {
+    /**
+     * Drops the tree's reference to the view {@link #publish} replaced, and empties the point reads' slots, after the
+     * publish: a read that takes a slot before this empties it finds its give-back refused and drops its reference
+     * itself, and one that takes it after finds the new view current. So no slot keeps a replaced view.
+     */
+    private void release(Shared old) {
+        for (int i = 0; i < SLOTS; i++) {
+            if (slots.getAndSet(i * SLOT_SPACING, null) instanceof Shared held) {
+                held.unref();
+            }
+        }
         if (old != null) {
             old.unref();
         }

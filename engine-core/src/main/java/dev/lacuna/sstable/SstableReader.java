@@ -190,6 +190,15 @@ public final class SstableReader implements AutoCloseable {
     }
 
     /**
+     * Whether {@link #close} was called. Set before the file is closed, so a read that failed because the file was
+     * closed under it finds this true afterwards; what the reader holds in memory (index, filter, key range) stays
+     * valid after a close.
+     */
+    public boolean isClosed() {
+        return closed.get();
+    }
+
+    /**
      * Closes the file (once; later calls do nothing). The caller ensures no iterator is still in use.
      *
      * @throws StorageIOException if closing the file fails

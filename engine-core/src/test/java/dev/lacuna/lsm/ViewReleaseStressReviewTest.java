@@ -2,12 +2,8 @@ package dev.lacuna.lsm;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.lang.reflect.Constructor;
-import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -26,17 +22,8 @@ class ViewReleaseStressReviewTest {
 
     @Test
     void noPrematureNoLeakNoDoubleRelease() throws Exception {
-        Map<Version, AtomicInteger> released = new ConcurrentHashMap<>();
-        Constructor<Tree> ctor = Tree.class.getDeclaredConstructor(int.class);
-        ctor.setAccessible(true);
-        Tree tree = ctor.newInstance(0);
-        Method install = Tree.class.getDeclaredMethod("installVersion", Version.class);
-        install.setAccessible(true);
-        List<Version> all = new ArrayList<>();
-        Version first = newVersion(released);
-        all.add(first);
-        install.invoke(tree, first);
-        first.unref(); // the version set's own reference goes at once: the tree and its views hold it
+        InstalledVersions versions = new InstalledVersions();
+        Tree tree = versions.tree;
 
         AtomicBoolean stop = new AtomicBoolean();
         AtomicReference<Throwable> failure = new AtomicReference<>();
@@ -51,11 +38,11 @@ class ViewReleaseStressReviewTest {
                     long n = 0;
                     while (!stop.get() && failure.get() == null) {
                         Tree.View view = tree.acquire();
-                        if (released.get(view.version()).get() != 0) {
+                        if (versions.releases(view.version()) != 0) {
                             failure.compareAndSet(null, new AssertionError("acquired a released version"));
                         }
                         Thread.onSpinWait();
-                        if (released.get(view.version()).get() != 0) {
+                        if (versions.releases(view.version()) != 0) {
                             failure.compareAndSet(null, new AssertionError("version released under a reader"));
                         }
                         if ((n++ + self) % 2 == 0) {
@@ -82,7 +69,7 @@ class ViewReleaseStressReviewTest {
                         }
                         continue;
                     }
-                    if (released.get(v.version()).get() != 0) {
+                    if (versions.releases(v.version()) != 0) {
                         failure.compareAndSet(null, new AssertionError("released before a handed-off close"));
                     }
                     v.close();
@@ -95,10 +82,7 @@ class ViewReleaseStressReviewTest {
         threads.forEach(Thread::start);
         closer.start();
         for (int i = 0; i < INSTALLS && failure.get() == null; i++) {
-            Version next = newVersion(released);
-            all.add(next);
-            install.invoke(tree, next);
-            next.unref();
+            versions.installNext();
         }
         stop.set(true);
         for (Thread t : threads) {
@@ -109,24 +93,6 @@ class ViewReleaseStressReviewTest {
             throw new AssertionError(failure.get());
         }
         assertThat(leftToClose.get()).isZero();
-        // Every version but the current one released exactly once (unref below zero throws: a double free).
-        List<String> wrong = new ArrayList<>();
-        for (int i = 0; i < all.size() - 1; i++) {
-            if (released.get(all.get(i)).get() != 1) {
-                wrong.add(i + "=" + released.get(all.get(i)).get() + "/refs " + LsmInternals.field(all.get(i), "refs"));
-            }
-        }
-        assertThat(wrong).as("versions not released exactly once, of %d", all.size()).isEmpty();
-        for (int i = 0; i < all.size() - 1; i++) {
-            assertThat(released.get(all.get(i)).get()).as("version %d of %d released once", i, all.size()).isEqualTo(1);
-        }
-        assertThat(released.get(all.get(all.size() - 1)).get()).isZero();
-    }
-
-    private static Version newVersion(Map<Version, AtomicInteger> released) {
-        Version v = Version.empty(x -> released.get(x).incrementAndGet());
-        released.put(v, new AtomicInteger());
-        // starts with one reference: the version set's
-        return v;
+        versions.assertEachReplacedReleasedOnce(); // (unref below zero throws: a double free)
     }
 }

@@ -2,12 +2,8 @@ package dev.lacuna.lsm;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.lang.reflect.Constructor;
-import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
@@ -26,17 +22,8 @@ class ViewSlotsStressTest {
 
     @Test
     void shouldReleaseEveryReplacedViewOnceAndNoneUnderAReader() throws Exception {
-        Map<Version, AtomicInteger> released = new ConcurrentHashMap<>();
-        Constructor<Tree> ctor = Tree.class.getDeclaredConstructor(int.class);
-        ctor.setAccessible(true);
-        Tree tree = ctor.newInstance(0);
-        Method install = Tree.class.getDeclaredMethod("installVersion", Version.class);
-        install.setAccessible(true);
-        List<Version> all = new ArrayList<>();
-        Version first = newVersion(released);
-        all.add(first);
-        install.invoke(tree, first);
-        first.unref(); // the version set's own reference goes at once: the tree and its readers hold it
+        InstalledVersions versions = new InstalledVersions();
+        Tree tree = versions.tree;
 
         AtomicBoolean stop = new AtomicBoolean();
         AtomicReference<Throwable> failure = new AtomicReference<>();
@@ -47,11 +34,11 @@ class ViewSlotsStressTest {
                 try {
                     while (!stop.get() && failure.get() == null) {
                         Tree.Shared view = tree.borrow();
-                        if (released.get(view.version()).get() != 0) {
+                        if (versions.releases(view.version()) != 0) {
                             failure.compareAndSet(null, new AssertionError("borrowed a released version"));
                         }
                         Thread.onSpinWait();
-                        if (released.get(view.version()).get() != 0) {
+                        if (versions.releases(view.version()) != 0) {
                             failure.compareAndSet(null, new AssertionError("version released under a reader"));
                         }
                         tree.giveBack(view);
@@ -64,10 +51,7 @@ class ViewSlotsStressTest {
         }
         threads.forEach(Thread::start);
         for (int i = 0; i < INSTALLS && failure.get() == null; i++) {
-            Version next = newVersion(released);
-            all.add(next);
-            install.invoke(tree, next);
-            next.unref();
+            versions.installNext();
         }
         stop.set(true);
         for (Thread t : threads) {
@@ -77,21 +61,6 @@ class ViewSlotsStressTest {
             throw new AssertionError(failure.get());
         }
         assertThat(reads.get()).as("reads made").isPositive();
-        // Every version but the current one released exactly once (unref below zero throws: a double free).
-        List<String> wrong = new ArrayList<>();
-        for (int i = 0; i < all.size() - 1; i++) {
-            int times = released.get(all.get(i)).get();
-            if (times != 1) {
-                wrong.add(i + "=" + times);
-            }
-        }
-        assertThat(wrong).as("versions not released exactly once, of %d", all.size()).isEmpty();
-        assertThat(released.get(all.get(all.size() - 1)).get()).as("the current version").isZero();
-    }
-
-    private static Version newVersion(Map<Version, AtomicInteger> released) {
-        Version v = Version.empty(x -> released.get(x).incrementAndGet());
-        released.put(v, new AtomicInteger());
-        return v;
+        versions.assertEachReplacedReleasedOnce(); // (unref below zero throws: a double free)
     }
 }

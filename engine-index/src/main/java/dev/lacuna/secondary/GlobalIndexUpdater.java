@@ -104,6 +104,16 @@ final class GlobalIndexUpdater implements IndexMaintainer {
     private long mark;
     /** The mark before {@link #mark}: where a routine checkpoint goes. */
     private long markBefore;
+    /**
+     * The highest LSN whose index writes may already be in the index: the log's end when the updater was started
+     * (a previous run may have applied records ahead of its checkpoint), raised to each batch's last LSN before the
+     * batch is handed over (a failed apply may have gone in). Records above it were applied by no one, so a batch
+     * starting above it may leave out what it both creates and deletes ({@link IndexBatch#toWriteBatch}). Fixed at
+     * {@link #start}, not when the thread begins to follow the log: read there, a thread that began late took
+     * every record written meanwhile as possibly applied, and wrote a tombstone for each entry they created and
+     * deleted (UpdaterLateStartTest). Set before the thread starts, then by the updater thread only.
+     */
+    private long mayBeAppliedUpTo;
     private Thread thread;
     /** Guards {@link #polling}, so that {@link #close()} interrupts the thread only while it waits for the log. */
     private final Object pollLock = new Object();
@@ -141,6 +151,7 @@ final class GlobalIndexUpdater implements IndexMaintainer {
             // reads wait until it is applied again (an open after a clean close has nothing to wait for).
             consistentFrom = context.lastLsn();
         }
+        mayBeAppliedUpTo = context.lastLsn();
         // A daemon (close() stops it; a forgotten database must not keep the JVM alive), counted as the database's.
         thread = context.newThread(() -> run(backfillFrom),
                 "lacuna-index-" + context.table().name() + "-" + context.index().name());
@@ -270,9 +281,6 @@ final class GlobalIndexUpdater implements IndexMaintainer {
 
     private void follow(long from) throws InterruptedException {
         long quietSince = System.nanoTime();
-        // Records up to here may have been applied already (before a restart, or a failed attempt before a
-        // retry), possibly ahead of the checkpoint: see IndexBatch#toWriteBatch.
-        long mayBeAppliedUpTo = context.lastLsn();
         try (ChangeLog log = context.readChanges(from)) {
             while (!stopping) {
                 ChangeRecord record = poll(log);
@@ -352,6 +360,7 @@ final class GlobalIndexUpdater implements IndexMaintainer {
             record = records < BATCH_RECORDS && writes.size() < BATCH_WRITES && !stopping ? log.next(Duration.ZERO) : null;
         }
         WriteBatch batch = writes.toWriteBatch(fresh);
+        mayBeAppliedUpTo = Math.max(mayBeAppliedUpTo, last.lsn()); // before: a failed apply may have gone in
         apply(batch, last.lsn());
         appliedWrittenAt = last.writeTimeMillis();
         advance(last.lsn());

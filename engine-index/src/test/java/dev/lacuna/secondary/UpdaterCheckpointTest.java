@@ -3,25 +3,18 @@ package dev.lacuna.secondary;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.lacuna.AttributeValue;
-import dev.lacuna.IndexSpec;
 import dev.lacuna.Item;
 import dev.lacuna.Key;
-import dev.lacuna.KeyAttribute;
-import dev.lacuna.TableSpec;
 import dev.lacuna.index.ChangeLog;
 import dev.lacuna.index.ChangeRecord;
-import dev.lacuna.index.IndexContext;
 import dev.lacuna.index.IndexEntry;
-import dev.lacuna.kv.KvSnapshot;
 import dev.lacuna.kv.WriteBatch;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 import java.util.logging.Level;
 import org.junit.jupiter.api.Test;
@@ -154,9 +147,7 @@ class UpdaterCheckpointTest {
     }
 
     /** A log of {@link #RECORDS} records that change nothing the index holds. */
-    static class EmptyLog implements IndexContext {
-        private static final TableSpec TABLE = TableSpec.builder("Tickets").partitionKey("pk", AttributeValue.Type.S)
-                .index(IndexSpec.global("GSI1", KeyAttribute.s("GSI1PK"), null)).build();
+    static class EmptyLog extends TicketsIndexContext {
         /** Each checkpoint: its LSN, and the LSN applied when it was taken. */
         final List<long[]> checkpoints = new CopyOnWriteArrayList<>();
         /** The updater's applied LSN. */
@@ -172,28 +163,8 @@ class UpdaterCheckpointTest {
         volatile boolean overlapped;
 
         @Override
-        public TableSpec table() {
-            return TABLE;
-        }
-
-        @Override
-        public IndexSpec index() {
-            return TABLE.index("GSI1");
-        }
-
-        @Override
-        public Clock clock() {
-            return Clock.systemUTC();
-        }
-
-        @Override
         public long lastLsn() {
             return RECORDS;
-        }
-
-        @Override
-        public long checkpointLsn() {
-            return 0;
         }
 
         @Override
@@ -246,18 +217,6 @@ class UpdaterCheckpointTest {
             } finally {
                 taking.decrementAndGet();
             }
-        }
-
-        @Override
-        public void flush() {
-        }
-
-        @Override
-        public void scanTable(KvSnapshot snapshot, Consumer<Item> item) {
-        }
-
-        @Override
-        public void activated() {
         }
     }
 }

@@ -15,13 +15,10 @@ import dev.lacuna.PutItem;
 import dev.lacuna.Query;
 import dev.lacuna.TableSpec;
 import dev.lacuna.index.ChangeLog;
-import dev.lacuna.index.IndexContext;
 import dev.lacuna.index.IndexEntry;
-import dev.lacuna.kv.KvSnapshot;
 import dev.lacuna.kv.WriteBatch;
 import dev.lacuna.storage.CorruptionException;
 import dev.lacuna.storage.LacunaException;
-import dev.lacuna.storage.StorageIOException;
 import dev.lacuna.vfs.MemVfs;
 import dev.lacuna.vfs.Vfs;
 import dev.lacuna.vfs.ForwardingVfs;
@@ -30,11 +27,9 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.nio.ByteBuffer;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -229,33 +224,10 @@ class UpdaterFailureTest {
     }
 
     /** The context of a GSI whose log cannot be read. */
-    static final class FailingLog implements IndexContext { // also failing the updater in IndexSignalsTest
-        private static final TableSpec TABLE = TableSpec.builder("Tickets").partitionKey("pk", AttributeValue.Type.S)
-                .index(IndexSpec.global("GSI1", KeyAttribute.s("GSI1PK"), null)).build();
-
-        @Override
-        public TableSpec table() {
-            return TABLE;
-        }
-
-        @Override
-        public IndexSpec index() {
-            return TABLE.index("GSI1");
-        }
-
-        @Override
-        public Clock clock() {
-            return Clock.systemUTC();
-        }
-
+    static final class FailingLog extends TicketsIndexContext { // also failing the updater in IndexSignalsTest
         @Override
         public long lastLsn() {
             return 5;
-        }
-
-        @Override
-        public long checkpointLsn() {
-            return 0;
         }
 
         @Override
@@ -286,18 +258,6 @@ class UpdaterFailureTest {
         @Override
         public void checkpoint(long lsn) {
             throw new UnsupportedOperationException("nothing is applied");
-        }
-
-        @Override
-        public void flush() {
-        }
-
-        @Override
-        public void scanTable(KvSnapshot snapshot, Consumer<Item> item) {
-        }
-
-        @Override
-        public void activated() {
         }
     }
 }

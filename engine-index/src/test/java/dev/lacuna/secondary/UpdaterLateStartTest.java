@@ -3,22 +3,16 @@ package dev.lacuna.secondary;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.lacuna.AttributeValue;
-import dev.lacuna.IndexSpec;
 import dev.lacuna.Item;
 import dev.lacuna.Key;
-import dev.lacuna.KeyAttribute;
-import dev.lacuna.TableSpec;
 import dev.lacuna.index.ChangeLog;
 import dev.lacuna.index.ChangeRecord;
-import dev.lacuna.index.IndexContext;
 import dev.lacuna.index.IndexEntry;
 import dev.lacuna.index.ItemChange;
-import dev.lacuna.kv.KvSnapshot;
 import dev.lacuna.kv.WriteBatch;
 import dev.lacuna.storage.StorageIOException;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -26,7 +20,6 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -96,10 +89,7 @@ class UpdaterLateStartTest {
     }
 
     /** A table's log written by the test, and an index held in a set; its thread waits for {@link #go}. */
-    private static final class ScriptedLog implements IndexContext {
-        private static final TableSpec TABLE = TableSpec.builder("Tickets").partitionKey("pk", AttributeValue.Type.S)
-                .index(IndexSpec.global("GSI1", KeyAttribute.s("GSI1PK"), null)).build();
-
+    private static final class ScriptedLog extends TicketsIndexContext {
         final CountDownLatch go = new CountDownLatch(1);
         final Set<String> index = ConcurrentHashMap.newKeySet();
         final List<String> deletions = new ArrayList<>(); // under this
@@ -113,28 +103,8 @@ class UpdaterLateStartTest {
         }
 
         @Override
-        public TableSpec table() {
-            return TABLE;
-        }
-
-        @Override
-        public IndexSpec index() {
-            return TABLE.index("GSI1");
-        }
-
-        @Override
-        public Clock clock() {
-            return Clock.systemUTC();
-        }
-
-        @Override
         public synchronized long lastLsn() {
             return records.size();
-        }
-
-        @Override
-        public long checkpointLsn() {
-            return 0;
         }
 
         @Override
@@ -189,17 +159,6 @@ class UpdaterLateStartTest {
         public void checkpoint(long lsn) {
         }
 
-        @Override
-        public void flush() {
-        }
-
-        @Override
-        public void scanTable(KvSnapshot snapshot, Consumer<Item> item) {
-        }
-
-        @Override
-        public void activated() {
-        }
 
         @Override
         public Thread newThread(Runnable body, String name) {
